@@ -1,0 +1,48 @@
+// `allot check`: the linter CI runs on every policy change.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "allot/compiler.h"
+#include "commands.h"
+
+namespace allot::cli {
+namespace {
+
+std::string summary(const CheckResult& result, std::size_t files) {
+  std::size_t errors = 0, warnings = 0;
+  for (const auto& d : result.diagnostics) (d.severity == Severity::error ? errors : warnings)++;
+  return fmt::format("checked {} file{}: {} error{}, {} warning{}\n", files, files == 1 ? "" : "s", errors,
+                     errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int run_check(const CheckArguments& arguments) {
+  CheckOptions options;
+  options.max_exception_horizon_days = arguments.max_exception_days;
+  if (!arguments.now.empty()) {
+    options.today = parse_date(arguments.now);
+    if (!options.today) {
+      std::cerr << "allot: --now expects a date like 2026-12-31, got `" << arguments.now << "`\n";
+      return 2;
+    }
+  }
+  std::vector<std::string> files;
+  if (!expand_paths(arguments.paths, files)) return 2;
+  CheckResult result = check_files(files, options);
+  if (arguments.format == "json") {
+    std::cout << render_json(result.diagnostics);
+  } else if (arguments.format == "sarif") {
+    std::cout << render_sarif(result.diagnostics);
+  } else if (arguments.format == "github") {
+    std::cout << render_github(result.diagnostics);
+  } else {
+    std::cout << render_text(result.diagnostics, result.sources, {use_color()}) << summary(result, files.size());
+  }
+  if (result.has_io_errors()) return 2;
+  if (result.has_errors() || (arguments.deny_warnings && result.has_warnings())) return 1;
+  return 0;
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,33 @@
+// The `allot` subcommands. Each returns the process exit code:
+// 0 success, 1 problems found in the input, 2 usage or I/O failure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace allot::cli {
+
+struct CheckArguments {
+  std::vector<std::string> paths;
+  std::string now;  // YYYY-MM-DD, empty for today
+  std::string format = "text";
+  bool deny_warnings = false;
+  int max_exception_days = 90;
+};
+int run_check(const CheckArguments& arguments);
+
+struct FmtArguments {
+  std::vector<std::string> paths;
+  bool check = false;
+  bool write = false;
+};
+int run_fmt(const FmtArguments& arguments);
+
+// Expands folders into the `*.allot` files below them (sorted); files stay as
+// given. Returns false (after printing why) when a path does not exist.
+bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files);
+
+// Whether stdout should get ANSI colour (a terminal, and NO_COLOR unset).
+bool use_color();
+
+}  // namespace allot::cli

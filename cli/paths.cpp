@@ -1,0 +1,35 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "commands.h"
+
+namespace allot::cli {
+
+bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  for (const auto& path : paths) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) {
+      std::vector<std::string> found;
+      for (fs::recursive_directory_iterator it(path, error), end; !error && it != end; it.increment(error)) {
+        if (it->is_regular_file() && it->path().extension() == ".allot") found.push_back(it->path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(path, error)) {
+      files.push_back(path);
+    } else {
+      std::cerr << "allot: cannot read `" << path << "`: no such file or folder\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool use_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO); }
+
+}  // namespace allot::cli

@@ -1,0 +1,102 @@
+// The Allot compiler's public interface: check policy files, format them, and
+// render the diagnostics for people and for CI. Everything else in compiler/ is
+// internal (compiler/src) and may change without notice.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace allot {
+
+// A calendar day, counted from 1970-01-01 (proleptic Gregorian).
+struct Date {
+  int days_since_epoch = 0;
+  friend bool operator==(Date, Date) = default;
+  friend auto operator<=>(Date, Date) = default;
+};
+
+// Parses `YYYY-MM-DD`; nullopt for anything else or an impossible day.
+std::optional<Date> parse_date(const std::string& text);
+// Formats as `YYYY-MM-DD`.
+std::string format_date(Date date);
+
+enum class Severity { error, warning };
+
+// A region of a source file. Lines and columns are 1-based and count Unicode
+// code points; the end is exclusive (the column after the last character).
+struct SourceSpan {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  int end_line = 0;
+  int end_column = 0;
+};
+
+// A note attached to a diagnostic, optionally pointing at another place.
+struct DiagnosticNote {
+  std::string message;
+  std::optional<SourceSpan> span;
+};
+
+// One problem found in a policy: a value, rendered later as text, JSON, SARIF
+// or GitHub annotations. `code` is stable across releases (docs/DIAGNOSTICS.md).
+struct Diagnostic {
+  Severity severity = Severity::error;
+  std::string code;
+  std::string message;
+  SourceSpan span;
+  std::vector<DiagnosticNote> notes;
+  std::string help;  // empty when there is no suggestion
+};
+
+// What the checker needs to know about the world outside the policy text.
+struct CheckOptions {
+  // "Today" for review dates and exception expiry; the system date when empty.
+  std::optional<Date> today;
+  // A review date closer than this many days is a warning.
+  int review_warning_days = 14;
+  // An exception may not expire further than this many days after today.
+  int max_exception_horizon_days = 90;
+};
+
+// The text of every file that was read, so renderers can quote source lines.
+using SourceTexts = std::map<std::string, std::string>;
+
+// The diagnostics of one run over one or more policy files, sorted by location.
+struct CheckResult {
+  std::vector<Diagnostic> diagnostics;
+  SourceTexts sources;
+  bool has_errors() const;
+  bool has_warnings() const;
+  // True when a named file could not be read at all (the CLI exits 2).
+  bool has_io_errors() const;
+};
+
+// Checks each file (and the library files it imports). A file that cannot be
+// read is reported as an `io_error` diagnostic; see `CheckResult::has_io_errors`.
+CheckResult check_files(const std::vector<std::string>& paths, const CheckOptions& options);
+
+// Checks one policy given as text; `name` is used in diagnostics and as the
+// base for relative imports.
+CheckResult check_source(const std::string& name, const std::string& text, const CheckOptions& options);
+
+// The canonical layout of a policy file, or the diagnostics that prevent
+// formatting it (syntax errors). Comments are preserved; formatting is idempotent.
+struct FormatResult {
+  std::optional<std::string> formatted;
+  std::vector<Diagnostic> diagnostics;
+};
+FormatResult format_source(const std::string& name, const std::string& text);
+
+// Renderers. All take diagnostics already sorted by location.
+struct TextStyle {
+  bool color = false;
+};
+std::string render_text(const std::vector<Diagnostic>& diagnostics, const SourceTexts& sources, TextStyle style);
+std::string render_json(const std::vector<Diagnostic>& diagnostics);
+std::string render_sarif(const std::vector<Diagnostic>& diagnostics);
+std::string render_github(const std::vector<Diagnostic>& diagnostics);
+
+}  // namespace allot

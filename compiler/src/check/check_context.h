@@ -1,0 +1,47 @@
+// What every checker pass sees: the program, the options, "today", the
+// diagnostics, and the names the declaration pass collected.
+//
+// Passes live one per file (declarations, tree, exceptions, contracts, types,
+// gates) and only report diagnostics; they never change the AST.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "../ast.h"
+#include "../diagnostics.h"
+#include "../load/loader.h"
+
+namespace allot {
+
+// The classes and functions visible from one file: its own and every imported one.
+struct Scope {
+  std::map<std::string, const ast::ClassDecl*> classes;
+  std::map<std::string, const ast::FnDecl*> functions;
+};
+
+struct CheckContext {
+  const SourceManager& sources;
+  const CheckOptions& options;
+  Date today;
+  DiagnosticSink& diagnostics;
+};
+
+// declarations.cpp: required and duplicate declarations, unit, window and
+// fairshare settings; returns the scope of the root module.
+Scope check_declarations(const Program& program, const CheckContext& context);
+
+// tree_check.cpp: the budget tree (levels, shares, owners, review dates).
+void check_tree(const ast::Policy& policy, const CheckContext& context);
+
+// exception_check.cpp: temporary grants (expiry, horizon, nodes, resulting shares).
+void check_exceptions(const ast::Policy& policy, const CheckContext& context);
+
+// contract_check.cpp: class contracts that cannot keep their promise.
+void check_contracts(const Scope& scope, const CheckContext& context);
+
+// type_check.cpp: types and units of functions, rank, preempt and gates;
+// unknown names and fields; recursion.
+void check_types(const Program& program, const Scope& scope, const CheckContext& context);
+
+}  // namespace allot

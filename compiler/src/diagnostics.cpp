@@ -1,0 +1,58 @@
+#include "diagnostics.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace allot {
+
+DiagnosticBuilder& DiagnosticBuilder::note(std::string message) {
+  diagnostic_.notes.push_back({std::move(message), std::nullopt});
+  return *this;
+}
+
+DiagnosticBuilder& DiagnosticBuilder::note(std::string message, Span span) {
+  diagnostic_.notes.push_back({std::move(message), sources_.resolve(span)});
+  return *this;
+}
+
+DiagnosticBuilder& DiagnosticBuilder::help(std::string message) {
+  diagnostic_.help = std::move(message);
+  return *this;
+}
+
+DiagnosticBuilder DiagnosticSink::error(std::string code, Span span, std::string message) {
+  return add(Severity::error, std::move(code), span, std::move(message));
+}
+
+DiagnosticBuilder DiagnosticSink::warning(std::string code, Span span, std::string message) {
+  return add(Severity::warning, std::move(code), span, std::move(message));
+}
+
+DiagnosticBuilder DiagnosticSink::add(Severity severity, std::string code, Span span, std::string message) {
+  // Invariant: references handed out by builders stay valid until the next add().
+  diagnostics_.push_back({severity, std::move(code), std::move(message), sources_.resolve(span), {}, {}});
+  return DiagnosticBuilder(diagnostics_.back(), sources_);
+}
+
+bool DiagnosticSink::has_errors() const { return error_count() > 0; }
+
+std::size_t DiagnosticSink::error_count() const {
+  return static_cast<std::size_t>(std::count_if(diagnostics_.begin(), diagnostics_.end(),
+                                                [](const Diagnostic& d) { return d.severity == Severity::error; }));
+}
+
+std::vector<Diagnostic> DiagnosticSink::take_sorted() {
+  auto result = std::move(diagnostics_);
+  diagnostics_.clear();
+  sort_by_location(result);
+  return result;
+}
+
+void sort_by_location(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.span.file, a.span.line, a.span.column, a.code) <
+           std::tie(b.span.file, b.span.line, b.span.column, b.code);
+  });
+}
+
+}  // namespace allot

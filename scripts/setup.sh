@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Allot needs, only those missing (idempotent).
+# See ../shared/TOOLCHAIN.md for why each one is here.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  antlr4 libantlr4-runtime-dev uuid-dev
+  libtomlplusplus-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
+  llvm-19-dev libzstd-dev zlib1g-dev libsqlite3-dev libbenchmark-dev
+  clang-19 libclang-rt-19-dev clang-format
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

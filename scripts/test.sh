@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite: install what is missing, then
+#   1. formatting drift (clang-format) fails the run,
+#   2. a short libFuzzer run of the policy front end (clang-19),
+#   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   4. the tests in the normal build (last, so its summary closes the output).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+jobs="$(nproc)"
+
+echo "== formatting"
+bash scripts/format.sh --check
+
+echo "== fuzzing the front end"
+CC=clang-19 CXX=clang++-19 bash scripts/build.sh build-fuzz -DALLOT_FUZZ=ON
+bash fuzz/run.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
+
+echo "== tests under ASan + UBSan"
+ALLOT_BUILD_TYPE=Debug bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+echo "== tests"
+bash scripts/build.sh build
+ctest --test-dir build --output-on-failure -j "$jobs"
