@@ -2,6 +2,7 @@
 // 0 success, 1 problems found in the input, 2 usage or I/O failure.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,29 @@ struct FmtArguments {
   bool write = false;
 };
 int run_fmt(const FmtArguments& arguments);
+
+struct CompileArguments {
+  std::string path;
+  std::string emit;             // "", ir, llvm or asm
+  std::string engine = "jit";  // jit or interp
+  std::string now;             // YYYY-MM-DD, empty for today
+};
+int run_compile(const CompileArguments& arguments);
+
+struct ReplayArguments {
+  std::vector<std::string> policies;  // NAME=FILE (or FILE, named after its stem)
+  std::string cluster;
+  std::string scenario;  // normal, burst, large, drain or all; empty with --trace
+  std::uint64_t seed = 1;
+  std::string trace;
+  std::string map;
+  int days = 0;  // 0: 7 for scenarios, the whole trace
+  std::string json;  // file, "-" for stdout
+  std::string html;
+  std::string engine = "jit";  // jit or interp
+  std::string now;             // YYYY-MM-DD, empty for today
+};
+int run_replay(const ReplayArguments& arguments);
 
 // Expands folders into the `*.allot` files below them (sorted); files stay as
 // given. Returns false (after printing why) when a path does not exist.

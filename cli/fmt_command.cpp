@@ -1,4 +1,7 @@
-// `allot fmt`: the canonical layout, for people (print, --write) and CI (--check).
+// `allot fmt`: the canonical layout, for people (print, --write), editors
+// (`-` formats standard input) and CI (--check).
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -9,48 +12,91 @@
 namespace allot::cli {
 namespace {
 
+namespace fs = std::filesystem;
+
+// How `allot fmt` names standard input in messages.
+constexpr const char* kStandardInput = "<stdin>";
+
 bool read_text(const std::string& path, std::string& text) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return false;
   std::ostringstream contents;
-  contents << stream.rdbuf();
+  if (path == "-") {
+    contents << std::cin.rdbuf();
+  } else {
+    std::ifstream stream(path, std::ios::binary);
+    if (!stream) return false;
+    contents << stream.rdbuf();
+  }
   text = contents.str();
   return true;
+}
+
+// Replaces the file through a temporary sibling and a rename, so that a failed
+// write never leaves a half-written policy behind.
+bool write_text(const std::string& path, const std::string& text) {
+  const fs::path temporary = path + ".allot-fmt.tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!(out << text) || !out.flush()) return false;
+  }
+  std::error_code error;
+  fs::permissions(temporary, fs::status(path, error).permissions(), error);
+  fs::rename(temporary, path, error);
+  if (error) fs::remove(temporary, error);
+  return !error;
+}
+
+// Standard input is passed through as is; paths are expanded (folders).
+bool collect_inputs(const std::vector<std::string>& paths, std::vector<std::string>& files) {
+  std::vector<std::string> on_disk;
+  for (const auto& path : paths) {
+    if (path == "-") {
+      files.push_back(path);
+      continue;
+    }
+    on_disk.clear();
+    if (!expand_paths({path}, on_disk)) return false;
+    files.insert(files.end(), on_disk.begin(), on_disk.end());
+  }
+  return true;
+}
+
+// Formats one input; returns the exit code it contributes (0, 1 or 2).
+int format_one(const std::string& path, const FmtArguments& arguments) {
+  const std::string name = path == "-" ? kStandardInput : path;
+  std::string text;
+  if (!read_text(path, text)) {
+    std::cerr << "allot: cannot read `" << path << "`\n";
+    return 2;
+  }
+  FormatResult result = format_source(name, text);
+  if (!result.formatted) {
+    std::cerr << render_text(result.diagnostics, {{name, text}}, {use_color()});
+    return 1;
+  }
+  if (arguments.check) {
+    if (*result.formatted == text) return 0;
+    std::cout << "would reformat " << name << "\n";
+    return 1;
+  }
+  if (arguments.write && path != "-") {
+    if (*result.formatted == text || write_text(path, *result.formatted)) return 0;
+    std::cerr << "allot: cannot write `" << path << "`\n";
+    return 2;
+  }
+  std::cout << *result.formatted;
+  return 0;
 }
 
 }  // namespace
 
 int run_fmt(const FmtArguments& arguments) {
   std::vector<std::string> files;
-  if (!expand_paths(arguments.paths, files)) return 2;
+  if (!collect_inputs(arguments.paths, files)) return 2;
   int exit_code = 0;
   for (const auto& path : files) {
-    std::string text;
-    if (!read_text(path, text)) {
-      std::cerr << "allot: cannot read `" << path << "`\n";
-      return 2;
-    }
-    FormatResult result = format_source(path, text);
-    if (!result.formatted) {
-      std::cerr << render_text(result.diagnostics, {{path, text}}, {use_color()});
-      exit_code = 1;
-      continue;
-    }
-    if (arguments.check) {
-      if (*result.formatted != text) {
-        std::cout << "would reformat " << path << "\n";
-        exit_code = 1;
-      }
-    } else if (arguments.write) {
-      if (*result.formatted == text) continue;
-      std::ofstream out(path, std::ios::binary | std::ios::trunc);
-      if (!(out << *result.formatted)) {
-        std::cerr << "allot: cannot write `" << path << "`\n";
-        return 2;
-      }
-    } else {
-      std::cout << *result.formatted;
-    }
+    const int code = format_one(path, arguments);
+    if (code == 2) return 2;
+    exit_code = std::max(exit_code, code);
   }
   return exit_code;
 }

@@ -103,8 +103,10 @@ expr
   | 'let' name=IDENT '=' value=expr 'in' body=expr       # letExpr
   ;
 
-// Field names may be words the policy syntax reserves (`job.class`).
-fieldName : IDENT | 'class' | 'deadline' | 'owner' | 'review' | 'slo' | 'user' | 'project' | 'window' | 'unit' ;
+// Field names may be words the policy syntax reserves (`job.class`,
+// `job.resumable`, `job.protect`).
+fieldName : IDENT | 'class' | 'deadline' | 'owner' | 'review' | 'slo' | 'user' | 'project' | 'window' | 'unit'
+          | 'resumable' | 'protect' ;
 
 comparison : '<' | '<=' | '>' | '>=' | '==' | '!=' ;
 
@@ -130,8 +132,10 @@ IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
 
 LINE_COMMENT : '//' ~[\r\n]* -> channel(HIDDEN) ;
 BLOCK_COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
-// Matched only when no `*/` follows, so the parser can say what is wrong.
-UNTERMINATED_COMMENT : '/*' .*? EOF ;
+// Matched only when no `*/` follows, so the parser can say what is wrong. The
+// body cannot contain `*/`: with `.*? EOF` this rule matched longer than
+// BLOCK_COMMENT and won, so every block comment was reported unterminated.
+UNTERMINATED_COMMENT : '/*' ( ~'*' | '*'+ ~[*/] )* '*'* EOF ;
 WS : [ \t\r\n]+ -> skip ;
 
 fragment NUMERAL : DIGIT+ ('.' DIGIT+)? ;

@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
-# Configures and builds one build folder. Usage: scripts/build.sh DIR [cmake options...]
-# Shared by main.sh and test.sh so both build the same way.
+# Configures and builds one build folder.
+# Usage: scripts/build.sh DIR [cmake options...] [-- target...]
+# Shared by main.sh and test.sh so every build is made the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="$1"; shift
+options=(); targets=()
+while [ "$#" -gt 0 ]; do
+  if [ "$1" = "--" ]; then shift; targets=("$@"); break; fi
+  options+=("$1"); shift
+done
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="${ALLOT_BUILD_TYPE:-RelWithDebInfo}" "${launcher[@]}" "$@" >/dev/null
-cmake --build "$dir"
+export CCACHE_BASEDIR="$PWD"
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="${ALLOT_BUILD_TYPE:-RelWithDebInfo}" "${launcher[@]}" "${options[@]}" >/dev/null
+if [ "${#targets[@]}" -gt 0 ]; then
+  cmake --build "$dir" --target "${targets[@]}"
+else
+  cmake --build "$dir"
+fi

@@ -231,8 +231,10 @@ struct Gate {
   std::optional<std::string> subject;
   Span subject_span;
   std::string op;
+  Span op_span;
   ExprPtr threshold;  // always a literal
   std::optional<double> window_seconds;
+  Span window_span;  // the duration after `over`
   Span span;
 };
 

@@ -58,6 +58,11 @@ TEST_CASE("hostile input is rejected with a diagnostic, not a crash", "[parser][
     for (int i = 0; i < 5000; ++i) chain += "- ";
     CHECK(codes(chain + "1 }") == std::vector<std::string>{"nesting_too_deep"});
   }
+  SECTION("long operator chains") {
+    std::string chain = "policy p { rank = 1";
+    for (int i = 0; i < 20000; ++i) chain += " + 1";
+    CHECK(codes(chain + " }") == std::vector<std::string>{"nesting_too_deep"});
+  }
   SECTION("malformed UTF-8") {
     CHECK(codes("policy p { // caf\xc3\n }") == std::vector<std::string>{"invalid_utf8"});
     CHECK(codes("\xed\xa0\x80") == std::vector<std::string>{"invalid_utf8"});  // a UTF-16 surrogate

@@ -7,14 +7,13 @@
 #include "check_context.h"
 
 namespace allot {
-namespace {
 
 Date system_today() {
   using namespace std::chrono;
   return Date{static_cast<int>(floor<days>(system_clock::now()).time_since_epoch().count())};
 }
 
-void run_passes(const Program& program, const CheckContext& context) {
+void check_program(const Program& program, const CheckContext& context) {
   // Semantic checks on a partial AST would only echo the syntax error.
   if (!program.parsed_cleanly || program.modules.empty()) return;
   Scope scope = check_declarations(program, context);
@@ -24,14 +23,17 @@ void run_passes(const Program& program, const CheckContext& context) {
   }
   check_contracts(scope, context);
   check_types(program, scope, context);
+  check_gates(program, scope, context);
 }
+
+namespace {
 
 void check_one(const std::string& path, const std::string* text, const CheckOptions& options, SourceManager& sources,
                std::vector<Diagnostic>& out) {
   DiagnosticSink diagnostics(sources);
   Program program = load_program(path, text, sources, diagnostics);
   CheckContext context{sources, options, options.today.value_or(system_today()), diagnostics};
-  run_passes(program, context);
+  check_program(program, context);
   for (auto& diagnostic : diagnostics.take_sorted()) out.push_back(std::move(diagnostic));
 }
 

@@ -27,6 +27,13 @@ struct CheckContext {
   DiagnosticSink& diagnostics;
 };
 
+// check.cpp: every pass, in order, over a loaded program (what `allot check`
+// runs; `allot compile` runs it before lowering).
+void check_program(const Program& program, const CheckContext& context);
+
+// check.cpp: today from the system clock, when no `--now` is given.
+Date system_today();
+
 // declarations.cpp: required and duplicate declarations, unit, window and
 // fairshare settings; returns the scope of the root module.
 Scope check_declarations(const Program& program, const CheckContext& context);
@@ -43,5 +50,8 @@ void check_contracts(const Scope& scope, const CheckContext& context);
 // type_check.cpp: types and units of functions, rank, preempt and gates;
 // unknown names and fields; recursion.
 void check_types(const Program& program, const Scope& scope, const CheckContext& context);
+
+// gate_check.cpp: rollout gates (metric, threshold unit, class subject, window).
+void check_gates(const Program& program, const Scope& scope, const CheckContext& context);
 
 }  // namespace allot

@@ -1,4 +1,215 @@
+// Class contracts: what a class promises its jobs (protected time, checkpoints,
+// resumption, deadlines) must be a promise the runtime can keep.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
 #include "check_context.h"
+
 namespace allot {
-void check_contracts(const Scope&, const CheckContext&) {}
+namespace {
+
+using Kind = ast::ClassPropertyKind;
+using Properties = std::map<Kind, const ast::ClassProperty*>;
+
+const char* property_name(Kind kind) {
+  switch (kind) {
+    case Kind::max_gpus:
+      return "max_gpus";
+    case Kind::max_nodes:
+      return "max_nodes";
+    case Kind::max_runtime:
+      return "max_runtime";
+    case Kind::protect:
+      return "protect";
+    case Kind::checkpoint:
+      return "checkpoint";
+    case Kind::grace:
+      return "grace";
+    case Kind::resumable:
+      return "resumable";
+    case Kind::preemptible:
+      return "preemptible";
+    case Kind::deadline:
+      return "deadline";
+    case Kind::slo:
+      return "slo";
+  }
+  return "";
+}
+
+bool is_duration(Kind kind) {
+  return kind == Kind::max_runtime || kind == Kind::protect || kind == Kind::checkpoint || kind == Kind::grace;
+}
+
+// `15m`, `2h`, `1h30m`, `7d`: the largest units first, zero parts left out.
+std::string format_duration(double seconds) {
+  long long rest = std::llround(seconds);
+  if (rest <= 0) return fmt::format("{}s", seconds);
+  std::string text;
+  for (auto [unit, length] : {std::pair{'d', 86400LL}, {'h', 3600LL}, {'m', 60LL}, {'s', 1LL}}) {
+    if (rest >= length) text += fmt::format("{}{}", rest / length, unit);
+    rest %= length;
+  }
+  return text;
+}
+
+// A duration as it can be written in a policy: one unit, the largest that
+// divides it (`90m`, not `1h30m`), for helps that say what to write.
+std::string duration_literal(double seconds) {
+  const long long whole = std::llround(seconds);
+  for (auto [unit, length] : {std::pair{'d', 86400LL}, {'h', 3600LL}, {'m', 60LL}}) {
+    if (whole % length == 0) return fmt::format("{}{}", whole / length, unit);
+  }
+  return fmt::format("{}s", whole);
+}
+
+// The first property of each kind; repeats are reported.
+Properties first_properties(const ast::ClassDecl& decl, const CheckContext& context) {
+  Properties first;
+  for (const auto& property : decl.properties) {
+    auto [it, inserted] = first.emplace(property.kind, &property);
+    if (inserted) continue;
+    const char* name = property_name(property.kind);
+    context.diagnostics
+        .error("duplicate_declaration", property.span, fmt::format("`{}` is set twice in class `{}`", name, decl.name))
+        .note("first set here", it->second->span)
+        .help(fmt::format("keep one `{}`", name));
+  }
+  return first;
+}
+
+// --- values ------------------------------------------------------------------------
+
+bool value_is_valid(const ast::ClassProperty& property) {
+  if (property.kind == Kind::max_gpus || property.kind == Kind::max_nodes) {
+    return property.value >= 1 && std::floor(property.value) == property.value;
+  }
+  if (is_duration(property.kind)) return property.value > 0;
+  if (property.kind == Kind::slo) return property.value > 0 && property.value <= 100;
+  return true;
+}
+
+void report_invalid_value(const ast::ClassDecl& decl, const ast::ClassProperty& property, const CheckContext& context) {
+  const char* name = property_name(property.kind);
+  if (is_duration(property.kind)) {
+    context.diagnostics
+        .error("invalid_duration", property.span,
+               fmt::format("`{}` of class `{}` must be longer than 0", name, decl.name))
+        .help(fmt::format("write a duration such as `{} 15m`, or remove the line", name));
+  } else if (property.kind == Kind::slo) {
+    context.diagnostics
+        .error("invalid_contract", property.span,
+               fmt::format("`slo` of class `{}` must be above 0% and at most 100%", decl.name))
+        .help("write the share of deadline jobs that must finish in time, such as `slo 95%`");
+  } else {
+    context.diagnostics
+        .error("invalid_contract", property.span,
+               fmt::format("`{}` of class `{}` must be a whole number of at least 1", name, decl.name))
+        .help(fmt::format("write `{} 1` or more", name));
+  }
+}
+
+// A class's properties: the first of each kind, and those of them whose
+// values are possible (the rules below compare only those, so a value
+// already reported is not reported again through a rule).
+struct Contract {
+  Properties all;
+  Properties valid;
+};
+
+Contract read_contract(const ast::ClassDecl& decl, const CheckContext& context) {
+  Contract contract{first_properties(decl, context), {}};
+  for (const auto& [kind, property] : contract.all) {
+    if (value_is_valid(*property)) {
+      contract.valid.emplace(kind, property);
+    } else {
+      report_invalid_value(decl, *property, context);
+    }
+  }
+  return contract;
+}
+
+// --- promises ------------------------------------------------------------------------
+
+bool flag(const Properties& properties, Kind kind, bool absent) {
+  auto found = properties.find(kind);
+  return found == properties.end() ? absent : found->second->flag;
+}
+
+bool requires_deadline(const Properties& properties) { return flag(properties, Kind::deadline, false); }
+
+// Preemptible unless it says otherwise. A class that requires a deadline is
+// not preemptible unless it says so: requeuing it would spend its slack.
+bool is_preemptible(const Properties& properties) {
+  return flag(properties, Kind::preemptible, !requires_deadline(properties));
+}
+
+void check_checkpoint_protection(const ast::ClassDecl& decl, const Contract& contract, const CheckContext& context) {
+  auto checkpoint = contract.valid.find(Kind::checkpoint);
+  if (checkpoint == contract.valid.end() || !is_preemptible(contract.all)) return;
+  const std::string interval = format_duration(checkpoint->second->value);
+  if (!contract.all.count(Kind::protect)) {
+    context.diagnostics
+        .error("checkpoint_exceeds_protection", checkpoint->second->span,
+               fmt::format("class `{}` checkpoints every {} but protects no time", decl.name, interval))
+        .help(fmt::format("a job could be preempted before its first checkpoint, again and again; add `protect {}` "
+                          "or longer",
+                          duration_literal(checkpoint->second->value)));
+    return;
+  }
+  auto protect = contract.valid.find(Kind::protect);
+  if (protect == contract.valid.end() || checkpoint->second->value <= protect->second->value) return;
+  const std::string protected_time = format_duration(protect->second->value);
+  context.diagnostics
+      .error("checkpoint_exceeds_protection", checkpoint->second->span,
+             fmt::format("checkpoint interval {} is longer than the protected time {}", interval, protected_time))
+      .note("protected here", protect->second->span)
+      .help(fmt::format("a job preempted right after its protection ends would lose up to {} of work; checkpoint at "
+                        "least every {} or protect it longer",
+                        interval, protected_time));
+}
+
+void check_resumable_if_preemptible(const ast::ClassDecl& decl, const Properties& properties,
+                                    const CheckContext& context) {
+  if (!is_preemptible(properties) || flag(properties, Kind::resumable, false)) return;
+  auto preemptible = properties.find(Kind::preemptible);
+  const Span span = preemptible == properties.end() ? decl.name_span : preemptible->second->span;
+  auto diagnostic = context.diagnostics.error("preemptible_not_resumable", span,
+                                              fmt::format("class `{}` can be preempted but cannot resume", decl.name));
+  if (preemptible == properties.end()) diagnostic.note("classes are preemptible unless they say otherwise");
+  diagnostic.help("mark the class `resumable`, or `preemptible false` so its jobs run to completion");
+}
+
+void check_deadline_and_slo(const ast::ClassDecl& decl, const Properties& properties, const CheckContext& context) {
+  auto deadline = properties.find(Kind::deadline);
+  auto slo = properties.find(Kind::slo);
+  if (requires_deadline(properties) && slo == properties.end()) {
+    context.diagnostics
+        .error("deadline_without_slo", deadline->second->span,
+               fmt::format("class `{}` requires a deadline but sets no `slo`", decl.name))
+        .help("add `slo 95%`: the share of its jobs that must finish before their deadline");
+  }
+  if (!requires_deadline(properties) && slo != properties.end()) {
+    context.diagnostics
+        .warning("slo_without_deadline", slo->second->span,
+                 fmt::format("`slo` of class `{}` has no deadline to measure", decl.name))
+        .help("add `deadline required`, or remove `slo`");
+  }
+}
+
+void check_class(const ast::ClassDecl& decl, const CheckContext& context) {
+  const Contract contract = read_contract(decl, context);
+  check_checkpoint_protection(decl, contract, context);
+  check_resumable_if_preemptible(decl, contract.all, context);
+  check_deadline_and_slo(decl, contract.all, context);
+}
+
+}  // namespace
+
+void check_contracts(const Scope& scope, const CheckContext& context) {
+  for (const auto& [name, decl] : scope.classes) check_class(*decl, context);
+}
+
 }  // namespace allot

@@ -273,8 +273,12 @@ class Builder {
         value.subject_span = span(gate->subject);
       }
       value.op = gate->op->getText();
+      value.op_span = span(gate->op);
       value.threshold = literal(gate->threshold);
-      if (gate->window) value.window_seconds = duration_seconds(gate->window);
+      if (gate->window) {
+        value.window_seconds = duration_seconds(gate->window);
+        value.window_span = span(gate->window);
+      }
       value.span = span(gate);
       result.gates.push_back(std::move(value));
     }
@@ -283,12 +287,24 @@ class Builder {
 
   // --- expressions --------------------------------------------------------
 
+  // The expression as written, for messages; empty for long expressions, so
+  // building the AST stays linear in the size of the file.
+  static std::string short_source_text(antlr4::ParserRuleContext* context) {
+    const antlr4::Token* start = context->getStart();
+    const antlr4::Token* stop = context->getStop();
+    if (stop == nullptr || stop->getTokenIndex() < start->getTokenIndex() ||
+        stop->getTokenIndex() - start->getTokenIndex() > 32) {
+      return "";
+    }
+    return start->getInputStream()->getText(antlr4::misc::Interval(start->getStartIndex(), stop->getStopIndex()));
+  }
+
   ast::ExprPtr make(ast::ExprKind kind, antlr4::ParserRuleContext* context) {
     auto node = std::make_unique<ast::Expr>();
     node->kind = kind;
     node->span = span(context);
     node->name_span = node->span;
-    node->source_text = context->getText();
+    node->source_text = short_source_text(context);
     return node;
   }
 

@@ -39,10 +39,21 @@ std::string describe_token_type(const antlr4::dfa::Vocabulary& vocabulary, std::
   return "`" + literal + "`";
 }
 
+// The byte length of the first `count` code points of valid UTF-8 `text`.
+std::size_t code_point_prefix(const std::string& text, std::size_t count) {
+  std::size_t bytes = 0;
+  for (std::size_t seen = 0; bytes < text.size() && seen < count; ++seen) {
+    ++bytes;
+    while (bytes < text.size() && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) ++bytes;
+  }
+  return bytes;
+}
+
 std::string describe_found(const antlr4::Token* token) {
   if (token == nullptr || token->getType() == antlr4::Token::EOF) return "end of file";
   std::string text = token->getText();
-  if (text.size() > 40) text = text.substr(0, 40) + "...";
+  // Shortened at a character boundary, so the message stays valid UTF-8.
+  if (const std::size_t shown = code_point_prefix(text, 40); shown < text.size()) text = text.substr(0, shown) + "...";
   return "`" + text + "`";
 }
 
@@ -63,6 +74,32 @@ std::string first_code_point(const std::string& text) {
   return text.substr(0, length);
 }
 
+// The code point that valid UTF-8 `character` encodes.
+std::uint32_t decode_code_point(const std::string& character) {
+  const auto lead = static_cast<unsigned char>(character[0]);
+  std::uint32_t code = character.size() == 1 ? lead : lead & (0x7F >> character.size());
+  for (std::size_t i = 1; i < character.size(); ++i)
+    code = (code << 6) | (static_cast<unsigned char>(character[i]) & 0x3F);
+  return code;
+}
+
+// Controls, unusual spaces and zero-width characters look like nothing (or
+// like a space) when printed, so messages name them by code point instead.
+bool is_invisible(std::uint32_t code) {
+  return code < 0x20 || (code >= 0x7F && code <= 0xA0) || code == 0xAD || (code >= 0x2000 && code <= 0x200F) ||
+         (code >= 0x2028 && code <= 0x202F) || (code >= 0x205F && code <= 0x2064) || code == 0x3000 || code == 0xFEFF;
+}
+
+void report_unexpected_character(DiagnosticSink& diagnostics, Span span, const std::string& character) {
+  const std::uint32_t code = character.empty() ? 0 : decode_code_point(character);
+  if (character.empty() || !is_invisible(code)) {
+    diagnostics.error("syntax_error", span, fmt::format("unexpected character `{}`", character));
+    return;
+  }
+  diagnostics.error("syntax_error", span, fmt::format("unexpected invisible character U+{:04X}", code))
+      .help("delete it; only spaces, tabs and line breaks may separate words");
+}
+
 class LexerErrors : public antlr4::BaseErrorListener {
  public:
   LexerErrors(FileId file, DiagnosticSink& diagnostics) : file_(file), diagnostics_(diagnostics) {}
@@ -75,7 +112,7 @@ class LexerErrors : public antlr4::BaseErrorListener {
     if (found.starts_with("\"")) {
       diagnostics_.error("syntax_error", span, "unterminated string").help("a string ends with `\"` on the same line");
     } else {
-      diagnostics_.error("syntax_error", span, fmt::format("unexpected character `{}`", first_code_point(found)));
+      report_unexpected_character(diagnostics_, span, first_code_point(found));
     }
     throw StopParsing{};
   }
@@ -132,6 +169,21 @@ class DepthLimit : public antlr4::tree::ParseTreeListener {
 
 int code_point_length(const std::string& text) {
   return static_cast<int>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+// The deepest rule context of the tree (found without recursion), or null when
+// no context is deeper than kMaxTreeDepth.
+antlr4::ParserRuleContext* too_deep_context(antlr4::ParserRuleContext* root) {
+  std::vector<std::pair<antlr4::tree::ParseTree*, std::size_t>> stack{{root, 1}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (depth > kMaxTreeDepth) return dynamic_cast<antlr4::ParserRuleContext*>(node);
+    for (auto* child : node->children) {
+      if (dynamic_cast<antlr4::ParserRuleContext*>(child)) stack.push_back({child, depth + 1});
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -224,6 +276,13 @@ std::unique_ptr<ParsedTree> parse_tree(FileId file, const std::string& text, Dia
   try {
     tree->tokens->fill();
     tree->root = tree->parser->file();
+    if (auto* deep = too_deep_context(tree->root)) {
+      diagnostics.error("nesting_too_deep", token_span(file, deep->getStart()), "expression nests too deeply")
+          .note(fmt::format("an expression may nest at most {} levels; every operator of a chain counts as one",
+                            kMaxTreeDepth))
+          .help("split the expression into functions or `let` bindings");
+      tree->root = nullptr;
+    }
   } catch (const StopParsing&) {
     tree->root = nullptr;
   }

@@ -15,6 +15,9 @@ namespace allot {
 // Limits that keep any input, however hostile, cheap to reject.
 inline constexpr std::size_t kMaxSourceBytes = 1 << 20;
 inline constexpr std::size_t kMaxRuleDepth = 200;
+// Left-associative chains (`a + b + c ...`) nest in the tree without nesting in
+// the parser; every later pass recurses over the tree, so its depth is bounded too.
+inline constexpr std::size_t kMaxTreeDepth = 400;
 
 // Owns everything ANTLR allocated for one file. `root` is null when the file
 // has a syntax error (already reported).

@@ -1,0 +1,62 @@
+// `allot compile`: check a policy, lower it and build its code; print the IR,
+// the LLVM module or the machine code with --emit. Diagnostics go to stderr so
+// stdout holds only what was asked for.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "allot/policy.h"
+#include "commands.h"
+
+namespace allot::cli {
+namespace {
+
+bool stderr_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDERR_FILENO); }
+
+// Prints diagnostics like `allot check` does; returns the exit code they imply.
+int report(const std::vector<Diagnostic>& diagnostics, const SourceTexts& sources) {
+  std::cerr << render_text(diagnostics, sources, {stderr_color()});
+  bool errors = false, io_errors = false;
+  for (const auto& d : diagnostics) {
+    errors |= d.severity == Severity::error;
+    io_errors |= d.code == "io_error";
+  }
+  return io_errors ? 2 : errors ? 1 : 0;
+}
+
+std::string summary(const CompiledPolicy& policy) {
+  const PolicyTables& tables = policy.tables();
+  return fmt::format(
+      "compiled policy `{}` ({} engine)\n  source sha256: {}\n  entry points: rank{}\n"
+      "  reads {} job and {} account fields\n  {} accounts, {} classes, {} exception grants, {} gates\n",
+      tables.name, policy.engine() == Engine::jit ? "jit" : "interpreter", policy.source_hash(),
+      policy.has_preempt() ? ", preempt" : "", policy.job_fields_read().size(), policy.account_fields_read().size(),
+      tables.accounts.size(), tables.classes.size(), tables.exceptions.size(), tables.gates.size());
+}
+
+}  // namespace
+
+int run_compile(const CompileArguments& arguments) {
+  CompileOptions options;
+  options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
+  if (!arguments.now.empty()) {
+    options.check.today = parse_date(arguments.now);
+    if (!options.check.today) {
+      std::cerr << "allot: --now expects a date like 2026-12-31, got `" << arguments.now << "`\n";
+      return 2;
+    }
+  }
+  if (!arguments.emit.empty()) {
+    EmitResult result = emit_policy(arguments.path, arguments.emit, options);
+    const int code = report(result.diagnostics, result.sources);
+    if (result.text) std::cout << *result.text;
+    return code;
+  }
+  CompileResult result = compile_policy_file(arguments.path, options);
+  const int code = report(result.diagnostics, result.sources);
+  if (result.policy) std::cout << summary(*result.policy);
+  return code;
+}
+
+}  // namespace allot::cli

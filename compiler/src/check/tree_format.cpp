@@ -1,0 +1,36 @@
+#include "tree_format.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace allot {
+
+std::string format_percent(double percent) {
+  // Six decimals hide the binary noise of sums like 33.3 + 33.3 + 33.3.
+  std::string text = fmt::format("{:.6f}", percent);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  if (text == "-0") text = "0";
+  return text + "%";
+}
+
+std::string format_sum(const std::vector<ShareTerm>& terms, double total) {
+  std::string text;
+  for (const auto& term : terms) {
+    const bool negative = term.percent < 0;
+    if (!text.empty()) text += negative ? " - " : " + ";
+    if (text.empty() && negative) text += "-";
+    if (!term.label.empty()) text += term.label + " ";
+    text += format_percent(std::fabs(term.percent));
+  }
+  return text + " = " + format_percent(total);
+}
+
+Span trailing_columns(Span span, int width) {
+  if (span.begin.line != span.end.line || span.end.column - width < span.begin.column) return span;
+  span.begin.column = span.end.column - width;
+  return span;
+}
+
+}  // namespace allot

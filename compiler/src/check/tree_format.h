@@ -1,0 +1,34 @@
+// How the tree and exception checks print numbers: percentages without
+// trailing zeros (40%, 12.5%) and sums with their terms ("ana 45% + ben 50% = 95%").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "../source.h"
+
+namespace allot {
+
+// Shares are compared with this tolerance so 33.3% + 33.3% + 33.4% is 100%.
+inline constexpr double kShareTolerance = 1e-9;
+
+// `40%`, `12.5%`, `-5%`: at most six decimals, no trailing zeros.
+std::string format_percent(double percent);
+
+// One term of a printed sum: a label (may be empty) and a percentage.
+struct ShareTerm {
+  std::string label;
+  double percent = 0;
+};
+
+// "ana 45% + ben 50% = 95%"; a negative term is printed as "- 5%".
+std::string format_sum(const std::vector<ShareTerm>& terms, double total);
+
+// Columns of a written date, `YYYY-MM-DD`.
+inline constexpr int kDateWidth = 10;
+
+// The last `width` columns of a one-line span: the date of `review 2026-12-31`.
+// A span over several lines is returned whole.
+Span trailing_columns(Span span, int width);
+
+}  // namespace allot

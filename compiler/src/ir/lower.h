@@ -1,0 +1,20 @@
+// Lowering: a policy that checked without errors becomes an ir::LoweredPolicy
+// (names resolved, functions and `let`s inlined, literals in abi units,
+// constants folded, identical nodes shared, tables built from the tree).
+#pragma once
+
+#include "../load/loader.h"
+#include "ir.h"
+
+namespace allot::ir {
+
+// Lowers the policy of `program` (modules[0] must hold one). The program must
+// have checked without errors: lowering reports nothing and assumes every
+// name, type and tree reference is valid.
+LoweredPolicy lower_program(const Program& program, const SourceManager& sources);
+
+// The hex SHA-256 over every file in `sources`, in load order, each as its
+// byte length in decimal, a newline, then its text.
+std::string source_hash(const SourceManager& sources);
+
+}  // namespace allot::ir

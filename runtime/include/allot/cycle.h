@@ -1,0 +1,187 @@
+// The scheduling cycle: a pure function from cluster state and a compiled
+// policy to decisions (start, preempt, skip). It owns no clock, thread or
+// socket: drivers (simulator, `allot cycle`, the Slurm adapter, a service)
+// build a ClusterState, call run_cycle, and enact the decisions.
+//
+// Semantics (DESIGN.md "Runtime semantics"):
+//   1. account fields (share with the exceptions in force at `now`, usage,
+//      fair-share factors, debt) are computed from the policy's tables and the
+//      usage in the state; job columns are filled for the fields the policy reads;
+//   2. pending jobs are ranked with the policy's batch function (ties: earlier
+//      submission first, then job id), and placed best-first: GPU type, memory,
+//      node count, topology (multi-node jobs all-or-nothing, preferring one
+//      block; best fit to keep large blocks free); reserved capacity is only
+//      used by the job it is reserved for;
+//   3. when the best unplaced job cannot be placed, victims are sought among
+//      running jobs past their protection, preemptible under the contract they
+//      started with, requeueable, accepted by the policy's `preempt`, whose
+//      preemption does not push their account below its share, choosing the
+//      set that frees a fitting block with the least lost work (GPU-seconds
+//      since the last checkpoint); the freed capacity is reserved for that job;
+//   4. jobs on draining nodes are preempted at their next checkpoint or the
+//      drain deadline, whichever comes first; drained and down nodes take no work.
+//
+// Where the issue is silent:
+//   - a preempted job stops after its contract's grace (Decision::stops_at);
+//     until then it holds its GPUs, and the capacity is reserved for the job it
+//     was freed for, which starts in the first cycle after the victims stop (in
+//     the same cycle when no victim has a grace);
+//   - anti-loop rule: a job may take capacity from another account only while
+//     its own side is below its share (at the level where the two accounts'
+//     paths part), and only if the victim's side stays at or above its share.
+//     The victim's side then cannot win it back until it falls below its share
+//     for another reason, so capacity never flips back and forth;
+//   - a job never preempts work of its own leaf account; "holding" and "share"
+//     above are what running jobs cost per hour in the policy's unit against
+//     the account's exception-adjusted share of the up nodes;
+//   - a drain stops a job at its first checkpoint after its protection; the
+//     drain deadline overrides protection and `preemptible false` (the node
+//     goes away); a job with neither runs to completion; jobs on a down node
+//     have stopped;
+//   - `protect up to D` gives a job the time it asked for, capped at D, and D
+//     when it asked for nothing;
+//   - a job whose account or class the policy does not know is not ranked
+//     (a skip says why); a running one keeps its resources and contract but is
+//     never a victim.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allot/epoch_seconds.h"
+#include "allot/inventory.h"
+#include "allot/policy.h"
+
+namespace allot::runtime {
+
+// What a user asked for. Resources are per node.
+struct JobRequest {
+  std::string id;
+  std::string account;    // leaf account path in the policy's tree, "exploration/ana"
+  std::string job_class;  // a class name of the policy
+  int nodes = 1;
+  int gpus_per_node = 1;
+  std::string gpu_type;  // "" for any type
+  double cpus_per_node = 0;
+  double memory_gib_per_node = 0;
+  Seconds submitted = 0;  // first submission (kept across requeues)
+  std::optional<Seconds> deadline;
+  int label = 0;                  // baseline priority label: 0 none, 1 low, 2 medium, 3 high
+  Seconds requested_protect = 0;  // for `protect up to D` classes
+  Seconds expected_runtime = 0;   // the user's estimate, 0 when unknown (deadline slack)
+  bool requeueable = true;        // false: never chosen as a victim
+  int restarts = 0;
+  Seconds queued = 0;  // when it last entered the queue (0: `submitted`); `job.wait` counts from here
+};
+
+// The promise a job started under. It stays with the job when the policy is
+// swapped, so a hot swap never takes protection away from running work.
+struct Contract {
+  Seconds protected_until = 0;
+  Seconds checkpoint_every = 0;  // 0: no periodic checkpoint
+  Seconds grace = 0;             // checkpoint signal to requeue
+  bool resumable = false;
+  bool preemptible = true;
+  std::string policy_hash;
+};
+
+// A job holding resources.
+struct RunningJob {
+  JobRequest request;
+  Seconds started = 0;          // this run's start
+  Seconds last_checkpoint = 0;  // == started until the first checkpoint
+  std::vector<int> nodes;       // indexes into Inventory::nodes, one per node used
+  Contract contract;
+  // Set by apply_decisions once a preemption with a later stop time is decided
+  // (a grace, or a drain's checkpoint or deadline): the job stops then, holds its
+  // resources until then, and is never chosen again.
+  std::optional<Seconds> stopping_at;
+};
+
+// Capacity freed by preemption, held for the job it was freed for.
+struct Reservation {
+  std::string job_id;
+  std::vector<int> nodes;
+  Seconds until = 0;  // released if the job has not started by then
+  // Held on each node of `nodes` (the job's request per node); other jobs see
+  // each node's free capacity minus these.
+  int gpus_per_node = 0;
+  double cpus_per_node = 0;
+  double memory_gib_per_node = 0;
+};
+
+// Everything a cycle needs, as a snapshot (docs/STATE.md describes its file form).
+struct ClusterState {
+  Seconds now = 0;
+  Inventory inventory;
+  std::vector<JobRequest> pending;
+  std::vector<RunningJob> running;
+  std::vector<Reservation> reservations;
+  // Usage per leaf account in the policy's unit over the window at `now`
+  // (RollingLedger::usage_by_account), and owed-minus-delivered debt per account.
+  std::map<std::string, double> usage;
+  std::map<std::string, double> debt;
+};
+
+enum class DecisionKind { start, preempt, skip };
+
+// One term of a job's rank, for explanations ("fair_tree = 0.83").
+struct RankTerm {
+  std::string name;
+  double value = 0;
+};
+
+// One decision with the evidence behind it; also the audit record.
+struct Decision {
+  DecisionKind kind = DecisionKind::skip;
+  std::string job_id;
+  std::string account;
+  std::string job_class;
+  double rank = 0;
+  int position = 0;             // place in the ranked queue (0 = first)
+  std::vector<int> nodes;       // start: where; preempt: what it frees
+  std::string for_job;          // preempt: the job the capacity is freed for
+  double lost_gpu_seconds = 0;  // preempt: GPU-seconds since the last checkpoint
+  Seconds stops_at = 0;         // preempt: when the job stops (now + grace, or a drain's checkpoint or deadline)
+  Contract contract;            // start: the promise made to the job
+  std::vector<RankTerm> terms;  // the inputs of the rank that mattered
+  std::string reason;           // one sentence for a person
+};
+
+struct CycleOptions {
+  // At most this many pending jobs are considered for placement per cycle
+  // (all are ranked); Slurm's default_queue_depth plays the same role.
+  std::size_t placement_depth = 100000;
+  // How long capacity freed by preemption stays reserved after the victims stop.
+  Seconds reservation_ttl = 600;
+  // At most this many unplaced jobs (best first) look for victims per cycle.
+  std::size_t preemption_depth = 16;
+  bool record_skips = true;  // a `skip` decision per pending job that could not start
+  // Skips (best first) that carry their rank terms; later skips carry the rank only.
+  std::size_t explained_skips = 1000;
+};
+
+struct CycleResult {
+  Seconds now = 0;
+  std::string policy_hash;
+  std::vector<Decision> decisions;          // starts and preemptions, then skips
+  std::vector<std::string> ranked_job_ids;  // every pending job, best first
+  std::vector<double> ranks;                // parallel to ranked_job_ids
+  std::vector<Reservation> reservations;    // in force after the cycle
+};
+
+// Runs one cycle. Does not modify `state`; apply the decisions to it with
+// apply_decisions (the simulator) or enact them elsewhere (Slurm).
+CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options = {});
+
+// Applies a cycle's starts and preemptions to `state`: started jobs move to
+// running; a preempted job whose stop time has come goes back to pending with
+// restarts + 1 and `queued` = now, a later one gets `stopping_at`; running jobs
+// whose `stopping_at` has passed are requeued the same way; reservations are
+// replaced by the cycle's.
+void apply_decisions(ClusterState& state, const CycleResult& result);
+
+}  // namespace allot::runtime

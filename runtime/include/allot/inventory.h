@@ -1,0 +1,72 @@
+// The cluster inventory: which nodes exist, what they hold, where they sit in
+// the network and whether they take work. Loaded from TOML (see
+// docs/STATE.md and examples/clusters/).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allot/epoch_seconds.h"
+#include "allot/expected.h"
+
+namespace allot::runtime {
+
+// Whether a node takes work. A draining node keeps its running jobs until their
+// next checkpoint or the drain deadline, and takes no new ones.
+enum class NodeState { up, drain, down };
+
+// The TOML spelling of a state: "up", "drain", "down".
+const char* node_state_name(NodeState state);
+
+// One machine. GPU types and blocks are indexes into the Inventory's name
+// tables so placement compares integers, not strings.
+struct Node {
+  std::string name;
+  int gpu_type = 0;  // index into Inventory::gpu_types
+  int gpus = 0;
+  int cpus = 0;
+  double memory_gib = 0;
+  int block = 0;  // index into Inventory::blocks (a rack or switch)
+  NodeState state = NodeState::up;
+  std::optional<Seconds> drain_deadline;  // set only for draining nodes that have one
+};
+
+// Every node of one cluster, in file order.
+struct Inventory {
+  std::string name;
+  std::vector<std::string> gpu_types;  // distinct, in order of first appearance
+  std::vector<std::string> blocks;     // distinct, in order of first appearance
+  std::vector<Node> nodes;
+
+  // GPUs on every node, whatever its state.
+  int total_gpus() const;
+  // GPUs on nodes that are up (the capacity new work can use).
+  int schedulable_gpus() const;
+  // GPUs of one type on every node; 0 for a type the cluster does not have.
+  int gpus_of_type(std::string_view gpu_type) const;
+  // The index of a node by name, if there is one.
+  std::optional<std::size_t> find_node(std::string_view name) const;
+};
+
+// Why an inventory could not be loaded: where (file, 1-based line and column)
+// and which field, so an operator can fix the file without guessing.
+struct InventoryError {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string field;  // e.g. "node[3].gpus"; empty for syntax errors
+  std::string message;
+
+  // "FILE:LINE:COLUMN: FIELD: MESSAGE", as compilers print errors.
+  std::string to_string() const;
+};
+
+// Reads and validates an inventory file.
+Expected<Inventory, InventoryError> load_inventory(const std::string& path);
+
+// Validates inventory text; `source_name` is used in errors.
+Expected<Inventory, InventoryError> parse_inventory(std::string_view text, const std::string& source_name);
+
+}  // namespace allot::runtime

@@ -1,0 +1,250 @@
+// The account columns of abi.h (DESIGN.md "Runtime semantics"): shares with
+// the exceptions in force, usage over the window, the fair-share factors of
+// runtime/ (Fair Tree, classic, DRF), debt, and what each account holds.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "allot/account_columns.h"
+
+namespace allot::runtime {
+namespace {
+
+// The policy's tree as an AccountTree (whose node order differs: it puts
+// parents first by depth), with each policy account's node in it.
+struct TreeView {
+  AccountTree tree;
+  std::vector<std::size_t> node_of;  // policy account index -> tree node index
+};
+
+TreeView tree_view(const PolicyTables& tables, const std::vector<double>& level_shares) {
+  std::vector<AccountSpec> specs;
+  for (std::size_t i = 1; i < tables.accounts.size(); ++i) {
+    specs.push_back(AccountSpec{tables.accounts[i].path, level_shares[i], false});
+  }
+  auto built = AccountTree::build(specs);
+  // The compiler checked the tree, so a failure here is a broken compiler; a
+  // root-only tree keeps the cycle going with every account at node 0.
+  AccountTree tree = built ? std::move(*built) : *AccountTree::build({});
+  std::unordered_map<std::string_view, std::size_t> by_path;
+  for (std::size_t n = 0; n < tree.size(); ++n) by_path.emplace(tree.node(n).path, n);
+  std::vector<std::size_t> node_of(tables.accounts.size(), 0);
+  for (std::size_t i = 0; i < tables.accounts.size(); ++i) {
+    const auto it = by_path.find(tables.accounts[i].path);
+    if (it != by_path.end()) node_of[i] = it->second;
+  }
+  return TreeView{std::move(tree), std::move(node_of)};
+}
+
+// A per-account value in tree order, for the runtime's fair-share functions.
+template <class T>
+std::vector<T> in_tree_order(const TreeView& view, const std::vector<T>& by_account) {
+  std::vector<T> out(view.tree.size());
+  for (std::size_t i = 1; i < by_account.size(); ++i) out[view.node_of[i]] = by_account[i];
+  return out;
+}
+
+// Each account's own value plus its descendants' (parents have smaller indexes).
+std::vector<double> subtree_sums(const PolicyTables& tables, std::vector<double> values) {
+  for (std::size_t i = values.size(); i-- > 1;) {
+    values[static_cast<std::size_t>(tables.accounts[i].parent)] += values[i];
+  }
+  return values;
+}
+
+double lookup(const std::map<std::string, double>& values, const std::string& key, double fallback) {
+  const auto it = values.find(key);
+  return it == values.end() ? fallback : it->second;
+}
+
+// Usage charged to each account itself. The state may list leaves only or
+// leaves and their ancestors (RollingLedger::usage_by_account); either way an
+// account's own usage is what its children do not explain.
+std::vector<double> own_usage(const PolicyTables& tables, const ClusterState& state) {
+  std::vector<double> listed(tables.accounts.size(), 0.0);
+  std::vector<double> children(tables.accounts.size(), 0.0);
+  for (std::size_t i = 1; i < tables.accounts.size(); ++i) {
+    listed[i] = lookup(state.usage, tables.accounts[i].path, 0.0);
+    children[static_cast<std::size_t>(tables.accounts[i].parent)] += listed[i];
+  }
+  std::vector<double> own(tables.accounts.size(), 0.0);
+  for (std::size_t i = 1; i < own.size(); ++i) own[i] = std::max(0.0, listed[i] - children[i]);
+  return own;
+}
+
+bool in_force(const ExceptionInfo& exception, Seconds now) {
+  const double time = static_cast<double>(now);
+  return exception.starts <= time && time < exception.expires;
+}
+
+DrfWeights drf_weights(const UnitInfo& unit) {
+  DrfWeights weights;
+  if (!unit.dominant) return weights;
+  for (const auto& [resource, weight] : unit.weights) {
+    if (resource == "gpu") weights.gpu = weight;
+    if (resource == "cpu") weights.cpu = weight;
+    if (resource == "memory") weights.memory = weight;
+  }
+  return weights;
+}
+
+using Columns = std::array<std::vector<double>, abi::kAccountFieldCount>;
+
+void fill_shares(const PolicyTables& tables, const SharesInForce& shares, Columns& columns) {
+  columns[abi::account_share] = shares.of_cluster;
+  columns[abi::account_level_share] = shares.level;
+  for (std::size_t i = 0; i < tables.accounts.size(); ++i) columns[abi::account_depth][i] = tables.accounts[i].depth;
+}
+
+// Usage, its ratio to the share, and the Fair Tree (or classic) values.
+void fill_usage(const PolicyTables& tables, const ClusterState& state, const TreeView& view, Columns& columns) {
+  const std::vector<double> own = own_usage(tables, state);
+  const std::vector<double> usage = subtree_sums(tables, own);
+  const std::vector<double> tree_usage = in_tree_order(view, own);
+  const std::vector<FairTreeValues> fair = fair_tree(view.tree, tree_usage);
+  const std::vector<double> norm_shares = view.tree.normalized_shares();
+  const bool classic = tables.fairshare == "classic";
+  const std::vector<ClassicValues> classic_values =
+      classic ? classic_fair_share(view.tree, tree_usage) : std::vector<ClassicValues>{};
+  for (std::size_t i = 0; i < tables.accounts.size(); ++i) {
+    const std::size_t node = view.node_of[i];
+    const double effective = classic ? static_cast<double>(classic_values[node].usage_effective)
+                                     : (usage[0] > 0 ? usage[i] / usage[0] : 0.0);
+    const double norm = i == 0 ? 1.0 : norm_shares[node];
+    columns[abi::account_usage][i] = usage[i];
+    columns[abi::account_effective_usage][i] = effective;
+    columns[abi::account_norm_share][i] = norm;
+    // An account with no share that uses anything is infinitely over it.
+    columns[abi::account_usage_ratio][i] =
+        norm > 0 ? effective / norm : (effective > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    columns[abi::account_level_fs][i] = i == 0 ? 0.0 : static_cast<double>(fair[node].level_fs);
+    columns[abi::account_fair_tree][i] = tables.accounts[i].leaf && i > 0 ? fair[node].fair_share : 0.0;
+  }
+  // An inner account's factor is its best leaf's, so `account.fair_tree` means
+  // "how deserving is the most deserving work under it".
+  std::vector<double>& factor = columns[abi::account_fair_tree];
+  for (std::size_t i = tables.accounts.size(); i-- > 1;) {
+    double& parent = factor[static_cast<std::size_t>(tables.accounts[i].parent)];
+    parent = std::max(parent, factor[i]);
+  }
+}
+
+// A listed debt wins; an unlisted inner account owes what its children owe.
+void fill_debt(const PolicyTables& tables, const ClusterState& state, Columns& columns) {
+  std::vector<double> children(tables.accounts.size(), 0.0);
+  std::vector<double>& debt = columns[abi::account_debt];
+  for (std::size_t i = tables.accounts.size(); i-- > 0;) {
+    debt[i] = lookup(state.debt, tables.accounts[i].path, children[i]);
+    if (i > 0) children[static_cast<std::size_t>(tables.accounts[i].parent)] += debt[i];
+  }
+}
+
+// Running GPUs, pending jobs and dominant shares, each over the account's subtree.
+void fill_activity(const PolicyTables& tables, const AccountActivity& activity, const ResourceAmounts& capacity,
+                   const TreeView& view, Columns& columns) {
+  const std::size_t count = tables.accounts.size();
+  std::vector<ResourceAmounts> held(activity.held);
+  held.resize(count);
+  std::vector<double> gpus(count, 0.0);
+  for (std::size_t i = 0; i < count; ++i) gpus[i] = held[i].gpus;
+  columns[abi::account_running_gpus] = subtree_sums(tables, std::move(gpus));
+  std::vector<double> pending(activity.pending_jobs);
+  pending.resize(count, 0.0);
+  columns[abi::account_pending_jobs] = subtree_sums(tables, std::move(pending));
+  const auto dominant =
+      dominant_resource_shares(view.tree, in_tree_order(view, held), capacity, drf_weights(tables.unit));
+  for (std::size_t i = 0; i < count; ++i)
+    columns[abi::account_dominant_share][i] = dominant[view.node_of[i]].dominant_share;
+}
+
+}  // namespace
+
+SharesInForce shares_in_force(const PolicyTables& tables, Seconds now) {
+  const std::size_t count = tables.accounts.size();
+  SharesInForce shares{
+      std::vector<double>(count, 1.0), std::vector<double>(count, 1.0), std::vector<double>(count, 0.0), {}};
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i > 0) shares.level[i] = tables.accounts[i].share;
+    shares.unallocated[i] = tables.accounts[i].unallocated;
+  }
+  auto valid = [count](int account) { return account > 0 && static_cast<std::size_t>(account) < count; };
+  for (const ExceptionInfo& exception : tables.exceptions) {
+    if (!in_force(exception, now) || !valid(exception.to)) continue;
+    if (shares.exceptions.empty() || shares.exceptions.back() != exception.name) {
+      shares.exceptions.push_back(exception.name);
+    }
+    shares.level[static_cast<std::size_t>(exception.to)] += exception.delta;
+    if (valid(exception.from)) {
+      shares.level[static_cast<std::size_t>(exception.from)] -= exception.delta;
+    } else {
+      shares.unallocated[static_cast<std::size_t>(tables.accounts[static_cast<std::size_t>(exception.to)].parent)] -=
+          exception.delta;
+    }
+  }
+  for (std::size_t i = 1; i < count; ++i) {
+    shares.level[i] = std::max(0.0, shares.level[i]);
+    shares.unallocated[i] = std::max(0.0, shares.unallocated[i]);
+    shares.of_cluster[i] = shares.level[i] * shares.of_cluster[static_cast<std::size_t>(tables.accounts[i].parent)];
+  }
+  return shares;
+}
+
+AccountIndex::AccountIndex(const PolicyTables& tables) {
+  for (std::size_t i = 0; i < tables.accounts.size(); ++i) index_.emplace(tables.accounts[i].path, static_cast<int>(i));
+}
+
+std::optional<int> AccountIndex::find(std::string_view path) const {
+  const auto it = index_.find(path);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+AccountActivity account_activity(const PolicyTables& tables, const ClusterState& state) {
+  const AccountIndex index(tables);
+  AccountActivity activity{std::vector<ResourceAmounts>(tables.accounts.size()),
+                           std::vector<double>(tables.accounts.size(), 0.0)};
+  for (const RunningJob& job : state.running) {
+    const auto account = index.find(job.request.account);
+    if (!account) continue;
+    const double nodes = static_cast<double>(job.nodes.size());
+    ResourceAmounts& held = activity.held[static_cast<std::size_t>(*account)];
+    held.gpus += nodes * job.request.gpus_per_node;
+    held.cpus += nodes * job.request.cpus_per_node;
+    held.memory_gib += nodes * job.request.memory_gib_per_node;
+  }
+  for (const JobRequest& job : state.pending) {
+    if (const auto account = index.find(job.account)) activity.pending_jobs[static_cast<std::size_t>(*account)] += 1;
+  }
+  return activity;
+}
+
+AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
+                               const ResourceAmounts& capacity)
+    : shares_(shares_in_force(tables, state.now)) {
+  for (auto& values : columns_) values.assign(tables.accounts.size(), 0.0);
+  const TreeView view = tree_view(tables, shares_.level);
+  fill_shares(tables, shares_, columns_);
+  fill_usage(tables, state, view, columns_);
+  fill_debt(tables, state, columns_);
+  fill_activity(tables, activity, capacity, view, columns_);
+  table_.count = tables.accounts.size();
+  for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) table_.columns[f] = columns_[f].data();
+}
+
+ResourceAmounts schedulable_capacity(const Inventory& inventory) {
+  ResourceAmounts capacity;
+  for (const Node& node : inventory.nodes) {
+    if (node.state != NodeState::up) continue;
+    capacity.gpus += node.gpus;
+    capacity.cpus += node.cpus;
+    capacity.memory_gib += node.memory_gib;
+  }
+  return capacity;
+}
+
+AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState& state) {
+  return AccountColumns(policy.tables(), state, account_activity(policy.tables(), state),
+                        schedulable_capacity(state.inventory));
+}
+
+}  // namespace allot::runtime

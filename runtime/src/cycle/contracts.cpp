@@ -1,0 +1,55 @@
+#include "contracts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace allot::runtime::cycle {
+namespace {
+
+Seconds whole_seconds(double seconds) { return static_cast<Seconds>(std::llround(seconds)); }
+
+}  // namespace
+
+Seconds protection_for(const ClassInfo& info, const JobRequest& job) {
+  const Seconds cap = whole_seconds(info.protect);
+  if (!info.protect_up_to || job.requested_protect <= 0) return cap;
+  return std::min(job.requested_protect, cap);
+}
+
+Seconds runtime_estimate(const ClassInfo& info, const JobRequest& job) {
+  return job.expected_runtime > 0 ? job.expected_runtime : whole_seconds(info.max_runtime);
+}
+
+Contract contract_at_start(const ClassInfo& info, const JobRequest& job, Seconds started,
+                           const std::string& policy_hash) {
+  Contract contract;
+  contract.protected_until = started + protection_for(info, job);
+  contract.checkpoint_every = whole_seconds(info.checkpoint_every);
+  contract.grace = whole_seconds(info.grace);
+  contract.resumable = info.resumable;
+  contract.preemptible = info.preemptible;
+  contract.policy_hash = policy_hash;
+  return contract;
+}
+
+std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobRequest& job) {
+  const int gpus = job.nodes * job.gpus_per_node;
+  if (job.nodes < 1 || job.gpus_per_node < 0) {
+    return fmt::format("asks for {} nodes with {} GPUs each; a job needs at least one node", job.nodes,
+                       job.gpus_per_node);
+  }
+  if (info.max_gpus > 0 && gpus > info.max_gpus) {
+    return fmt::format("asks for {} GPUs; class `{}` allows at most {}", gpus, info.name, info.max_gpus);
+  }
+  if (info.max_nodes > 0 && job.nodes > info.max_nodes) {
+    return fmt::format("asks for {} nodes; class `{}` allows at most {}", job.nodes, info.name, info.max_nodes);
+  }
+  if (info.deadline_required && !job.deadline) {
+    return fmt::format("class `{}` requires a deadline and the job has none", info.name);
+  }
+  return std::nullopt;
+}
+
+}  // namespace allot::runtime::cycle

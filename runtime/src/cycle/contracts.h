@@ -1,0 +1,30 @@
+// Execution contracts: what a job is promised when it starts (protection,
+// checkpoints, grace, resumability, preemptibility). The promise is copied
+// into the RunningJob, so a later policy swap cannot take it back.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "allot/cycle.h"
+#include "allot/policy.h"
+
+namespace allot::runtime::cycle {
+
+// The protected time a job gets: the class's `protect`, or for `protect up to
+// D` the time the job asked for capped at D (D when it asked for nothing).
+Seconds protection_for(const ClassInfo& info, const JobRequest& job);
+
+// How long the job is expected to run: the user's estimate, else the class's
+// `max_runtime`, else 0 (unknown).
+Seconds runtime_estimate(const ClassInfo& info, const JobRequest& job);
+
+// The contract of a job of class `info` starting at `started`.
+Contract contract_at_start(const ClassInfo& info, const JobRequest& job, Seconds started,
+                           const std::string& policy_hash);
+
+// Why the class does not allow this job to start (too many GPUs or nodes, a
+// missing deadline), or nullopt.
+std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobRequest& job);
+
+}  // namespace allot::runtime::cycle

@@ -1,0 +1,378 @@
+// run_cycle (allot/cycle.h): drains first, then the ranked queue best-first,
+// each job placed, or given victims, or skipped with the reason.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "allot/account_columns.h"
+#include "allot/cycle.h"
+#include "contracts.h"
+#include "cycle_jobs.h"
+#include "drain.h"
+#include "job_columns.h"
+#include "placement.h"
+#include "ranking.h"
+#include "reasons.h"
+#include "share_balance.h"
+#include "victims.h"
+
+namespace allot::runtime {
+namespace {
+
+using namespace cycle;
+
+class CycleRun {
+ public:
+  CycleRun(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options);
+  CycleResult run();
+
+ private:
+  abi::ClusterView cluster_view() const;
+  void hold_running_jobs();
+  void hold_reservations();
+  void decide_drains();
+  void place_queue();
+  void place(PendingJob& job, std::size_t position);
+  bool start_reserved(PendingJob& job, std::size_t position);
+  bool preempt_for(PendingJob& job, std::size_t position);
+  void stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason);
+  void start(PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason);
+  void skip(const PendingJob& job, std::size_t position, std::string reason);
+  const std::string& failure_reason(const NodeRequest& shape);
+  void capacity_returned();
+  Decision job_decision(DecisionKind kind, const JobRequest& request, int account, int job_class) const;
+  double job_rate(const PendingJob& job, const std::vector<int>& nodes) const;
+
+  const ClusterState& state_;
+  const CompiledPolicy& policy_;
+  const PolicyTables& tables_;
+  const CycleOptions& options_;
+  const AccountIndex account_index_;
+  const ResourceAmounts capacity_;
+  const UnitWeights unit_;
+  CycleJobs jobs_;
+  const AccountColumns accounts_;
+  NodePool pool_;
+  ShareBalance balance_;
+  abi::ClusterView cluster_{};
+  JobColumns pending_table_;
+  JobColumns running_table_;
+  std::vector<double> ranks_;  // by pending row
+  FailedShapes failed_;
+  std::map<std::tuple<int, int, int, double, double>, std::string> reasons_;  // failure_reason by shape
+  std::unordered_map<std::string, Reservation> reservations_;                 // by job id, in force
+  std::size_t searches_left_ = 0;
+  std::vector<std::vector<int>> candidates_on_node_;  // filled at the first victim search, with lost_now_
+  std::vector<double> lost_now_;                      // per active job, filled at the first victim search
+  std::vector<Decision> actions_;                     // starts and preemptions
+  std::vector<Decision> skips_;
+  CycleResult result_;
+};
+
+CycleRun::CycleRun(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options)
+    : state_(state),
+      policy_(policy),
+      tables_(policy.tables()),
+      options_(options),
+      account_index_(tables_),
+      capacity_(schedulable_capacity(state.inventory)),
+      unit_(unit_weights(tables_.unit, capacity_)),
+      jobs_(resolve_jobs(state, tables_, account_index_, unit_)),
+      accounts_(tables_, state, jobs_.activity, capacity_),
+      pool_(state.inventory),
+      balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory, capacity_)),
+      pending_table_(pending_job_table(jobs_.pending, tables_, policy.job_fields_read(), state.now)),
+      running_table_(running_job_table(jobs_.active, tables_, policy.job_fields_read(), state.now)),
+      searches_left_(options.preemption_depth) {
+  hold_running_jobs();
+  cluster_ = cluster_view();
+  hold_reservations();
+  ranks_ = rank_rows(policy_, pending_table_, accounts_, cluster_);
+}
+
+void CycleRun::hold_running_jobs() {
+  for (const ActiveJob& job : jobs_.active) {
+    if (job.stopped) continue;
+    pool_.take(job.job->nodes, job.per_node);
+    if (!job.stopping && job.account >= 0) balance_.add(job.account, job.rate);
+  }
+}
+
+// Reservations still in force: their job waits, their time has not run out.
+void CycleRun::hold_reservations() {
+  if (state_.reservations.empty()) return;
+  std::unordered_map<std::string_view, const Reservation*> wanted;
+  for (const Reservation& reservation : state_.reservations) {
+    const bool valid_nodes = std::all_of(reservation.nodes.begin(), reservation.nodes.end(), [&](int node) {
+      return node >= 0 && static_cast<std::size_t>(node) < state_.inventory.nodes.size();
+    });
+    if (reservation.until > state_.now && valid_nodes) wanted.emplace(reservation.job_id, &reservation);
+  }
+  for (const PendingJob& job : jobs_.pending) {
+    const auto found = wanted.find(job.request->id);
+    if (!job.problem.empty() || found == wanted.end() || reservations_.count(job.request->id)) continue;
+    const Reservation& reservation = *found->second;
+    const NodeAmounts amounts{reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node};
+    pool_.take(reservation.nodes, amounts);
+    balance_.add(job.account, rate_of(unit_, state_.inventory, reservation.nodes, amounts));
+    reservations_.emplace(reservation.job_id, reservation);
+  }
+}
+
+abi::ClusterView CycleRun::cluster_view() const {
+  double used = 0, free = 0, running = 0;
+  for (const ActiveJob& job : jobs_.active) {
+    if (job.stopped) continue;
+    used += static_cast<double>(job.job->nodes.size()) * job.per_node.gpus;
+    running += 1;
+  }
+  for (std::size_t n = 0; n < state_.inventory.nodes.size(); ++n) {
+    if (state_.inventory.nodes[n].state == NodeState::up) free += std::max(0, pool_.free(static_cast<int>(n)).gpus);
+  }
+  const double total = state_.inventory.total_gpus();
+  abi::ClusterView view{};
+  view.values[abi::cluster_now] = static_cast<double>(state_.now);
+  view.values[abi::cluster_total_gpus] = total;
+  view.values[abi::cluster_free_gpus] = free;
+  view.values[abi::cluster_utilization] = total > 0 ? used / total : 0.0;
+  view.values[abi::cluster_pending_jobs] = static_cast<double>(state_.pending.size());
+  view.values[abi::cluster_running_jobs] = running;
+  return view;
+}
+
+CycleResult CycleRun::run() {
+  result_.now = state_.now;
+  result_.policy_hash = policy_.source_hash();
+  decide_drains();
+  place_queue();
+  result_.decisions = std::move(actions_);
+  result_.decisions.reserve(result_.decisions.size() + skips_.size());
+  result_.decisions.insert(result_.decisions.end(), std::make_move_iterator(skips_.begin()),
+                           std::make_move_iterator(skips_.end()));
+  for (auto& [id, reservation] : reservations_) result_.reservations.push_back(std::move(reservation));
+  std::sort(result_.reservations.begin(), result_.reservations.end(),
+            [](const Reservation& a, const Reservation& b) { return a.job_id < b.job_id; });
+  return std::move(result_);
+}
+
+void CycleRun::decide_drains() {
+  for (DrainStop& drain : drain_stops(state_.inventory, jobs_.active, state_.now)) {
+    stop(drain.active, drain.stops_at, drain.lost_gpu_seconds, "", std::move(drain.reason));
+  }
+}
+
+void CycleRun::place_queue() {
+  const std::vector<std::size_t> order = rank_order(jobs_.pending, ranks_);
+  result_.ranked_job_ids.reserve(order.size());
+  if (options_.record_skips) skips_.reserve(jobs_.pending.size());
+  result_.ranks.reserve(order.size());
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    // The queue visits jobs in rank order, not memory order: fetching ahead
+    // (the job record, then what it points to) hides most of the cache misses.
+    constexpr std::size_t kAhead = 8;
+    if (position + 2 * kAhead < order.size()) __builtin_prefetch(&jobs_.pending[order[position + 2 * kAhead]]);
+    if (position + kAhead < order.size()) {
+      const char* ahead = reinterpret_cast<const char*>(jobs_.pending[order[position + kAhead]].request);
+      for (std::size_t line = 0; line < sizeof(JobRequest); line += 64) __builtin_prefetch(ahead + line);
+    }
+    PendingJob& job = jobs_.pending[order[position]];
+    result_.ranked_job_ids.push_back(job.request->id);
+    result_.ranks.push_back(ranks_[job.row]);
+    if (position < options_.placement_depth) {
+      place(job, position);
+    } else if (options_.record_skips) {
+      skip(job, position, fmt::format("beyond this cycle's placement depth ({} jobs)", options_.placement_depth));
+    }
+  }
+  if (!options_.record_skips) return;
+  for (const PendingJob& job : jobs_.pending) {
+    if (!job.problem.empty()) skip(job, 0, job.problem);
+  }
+}
+
+void CycleRun::place(PendingJob& job, std::size_t position) {
+  const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
+  if (auto problem = class_limit_problem(info, *job.request)) return skip(job, position, *problem);
+  if (!job.known_gpu_type) {
+    return skip(job, position, fmt::format("no node has GPU type `{}`", job.request->gpu_type));
+  }
+  if (reservations_.count(job.request->id)) {
+    if (!start_reserved(job, position)) {
+      const Reservation& reservation = reservations_.at(job.request->id);
+      skip(job, position,
+           fmt::format("capacity on {} is reserved for it until {}; it starts once the preempted jobs there stop",
+                       node_list(state_.inventory, reservation.nodes), format_time(reservation.until)));
+    }
+    return;
+  }
+  if (!failed_.known_to_fail(job.shape)) {
+    if (auto nodes = pool_.find(job.shape)) return start(job, position, *nodes, "");
+    failed_.remember(job.shape);
+  }
+  if (preempt_for(job, position)) return;
+  if (!options_.record_skips) return;
+  std::string reason = failure_reason(job.shape);
+  if (policy_.has_preempt() && !balance_.any_below_share_on_path(job.account)) {
+    reason += fmt::format("; `{}` holds its share already, so it waits for free capacity", job.request->account);
+  }
+  skip(job, position, std::move(reason));
+}
+
+// NodePool::failure_reason, remembered per shape until the capacity changes
+// (once the cluster is full, most of a long queue fails for the same few shapes).
+const std::string& CycleRun::failure_reason(const NodeRequest& shape) {
+  const auto key =
+      std::tuple(shape.gpu_type, shape.nodes, shape.gpus_per_node, shape.cpus_per_node, shape.memory_gib_per_node);
+  auto it = reasons_.find(key);
+  if (it == reasons_.end()) it = reasons_.emplace(key, pool_.failure_reason(shape)).first;
+  return it->second;
+}
+
+// Starts a job on the capacity reserved for it, or on anything else that fits
+// once that capacity is counted as free; keeps the reservation otherwise.
+bool CycleRun::start_reserved(PendingJob& job, std::size_t position) {
+  const Reservation reservation = reservations_.at(job.request->id);
+  const NodeAmounts amounts{reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node};
+  const double rate = rate_of(unit_, state_.inventory, reservation.nodes, amounts);
+  pool_.give(reservation.nodes, amounts);
+  balance_.add(job.account, -rate);
+  if (auto nodes = pool_.find(job.shape)) {
+    reservations_.erase(job.request->id);
+    capacity_returned();
+    start(job, position, *nodes, "the capacity freed for it is free now");
+    return true;
+  }
+  pool_.take(reservation.nodes, amounts);
+  balance_.add(job.account, rate);
+  return false;
+}
+
+bool CycleRun::preempt_for(PendingJob& job, std::size_t position) {
+  if (searches_left_ == 0 || !policy_.has_preempt() || !balance_.any_below_share_on_path(job.account)) return false;
+  --searches_left_;
+  if (lost_now_.empty()) {
+    lost_now_.reserve(jobs_.active.size());
+    for (const ActiveJob& active : jobs_.active) lost_now_.push_back(lost_gpu_seconds(*active.job, state_.now));
+    candidates_on_node_ = preemption_candidates(jobs_.active, jobs_.jobs_on_node, state_.now);
+  }
+  const VictimInputs inputs{policy_,  running_table_, pending_table_,      accounts_.table(),
+                            cluster_, jobs_.active,   candidates_on_node_, pool_,
+                            balance_, lost_now_,      state_.now};
+  const auto choice = find_victims(inputs, job);
+  if (!choice) return false;
+  Seconds release = state_.now;
+  for (int victim : choice->victims) {
+    const RunningJob& running = *jobs_.active[static_cast<std::size_t>(victim)].job;
+    const Seconds stops_at = state_.now + std::max<Seconds>(0, running.contract.grace);
+    release = std::max(release, stops_at);
+    stop(victim, stops_at, lost_gpu_seconds(running, state_.now), job.request->id,
+         fmt::format("preempted for `{}`: `{}` is below its share and `{}` keeps at least its own", job.request->id,
+                     job.request->account, running.request.account));
+  }
+  const std::string freed =
+      fmt::format("after preempting {} job{}", choice->victims.size(), choice->victims.size() == 1 ? "" : "s");
+  if (release <= state_.now) {
+    start(job, position, choice->nodes, freed);
+    return true;
+  }
+  const NodeAmounts amounts = per_node(job.shape);
+  Reservation reservation{job.request->id, choice->nodes, release + options_.reservation_ttl,
+                          amounts.gpus,    amounts.cpus,  amounts.memory_gib};
+  pool_.take(reservation.nodes, amounts);
+  balance_.add(job.account, job_rate(job, reservation.nodes));
+  skip(job, position,
+       fmt::format("capacity on {} is reserved for it {}; they stop by {} (their grace)",
+                   node_list(state_.inventory, reservation.nodes), freed, format_time(release)));
+  reservations_.emplace(job.request->id, std::move(reservation));
+  return true;
+}
+
+// A running job stops (preempted or drained): it leaves the share balance
+// now, and gives its nodes back now if it stops now.
+void CycleRun::stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason) {
+  ActiveJob& job = jobs_.active[static_cast<std::size_t>(active)];
+  job.stopping = true;
+  if (job.account >= 0) balance_.add(job.account, -job.rate);
+  if (stops_at <= state_.now) {
+    job.stopped = true;
+    pool_.give(job.job->nodes, job.per_node);
+    capacity_returned();
+  }
+  Decision decision = job_decision(DecisionKind::preempt, job.job->request, job.account, job.job_class);
+  decision.position = -1;
+  decision.nodes = job.job->nodes;
+  decision.for_job = for_job;
+  decision.lost_gpu_seconds = lost;
+  decision.stops_at = stops_at;
+  decision.contract = job.job->contract;
+  decision.terms = rank_terms(policy_, running_table_, static_cast<std::size_t>(active), accounts_, job.account);
+  decision.reason = std::move(reason);
+  actions_.push_back(std::move(decision));
+}
+
+void CycleRun::start(PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason) {
+  pool_.take(nodes, per_node(job.shape));
+  reasons_.clear();
+  balance_.add(job.account, job_rate(job, nodes));
+  const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
+  Decision decision = job_decision(DecisionKind::start, *job.request, job.account, job.job_class);
+  decision.rank = ranks_[job.row];
+  decision.position = static_cast<int>(position);
+  decision.nodes = nodes;
+  decision.contract = contract_at_start(info, *job.request, state_.now, policy_.source_hash());
+  decision.terms = rank_terms(policy_, pending_table_, job.row, accounts_, job.account);
+  decision.reason =
+      fmt::format("starts on {}, {} in the queue", node_list(state_.inventory, nodes), ordinal(position + 1));
+  if (!reason.empty()) decision.reason += ", " + reason;
+  actions_.push_back(std::move(decision));
+}
+
+void CycleRun::skip(const PendingJob& job, std::size_t position, std::string reason) {
+  if (!options_.record_skips) return;
+  Decision decision = job_decision(DecisionKind::skip, *job.request, job.account, job.job_class);
+  decision.position = static_cast<int>(position);
+  if (job.problem.empty()) {
+    decision.rank = ranks_[job.row];
+    if (skips_.size() < options_.explained_skips) {
+      decision.terms = rank_terms(policy_, pending_table_, job.row, accounts_, job.account);
+    }
+  } else {
+    decision.position = -1;
+  }
+  decision.reason = std::move(reason);
+  skips_.push_back(std::move(decision));
+}
+
+// Capacity came back (a job stopped, a reservation was used): shapes that
+// failed may fit now, and their reasons may have changed.
+void CycleRun::capacity_returned() {
+  failed_.forget();
+  reasons_.clear();
+}
+
+// The names come from the policy's tables when the job's are known there:
+// the same text, but a few hot strings instead of one cold one per job.
+Decision CycleRun::job_decision(DecisionKind kind, const JobRequest& request, int account, int job_class) const {
+  Decision decision;
+  decision.kind = kind;
+  decision.job_id = request.id;
+  decision.account = account >= 0 ? tables_.accounts[static_cast<std::size_t>(account)].path : request.account;
+  decision.job_class = job_class >= 0 ? tables_.classes[static_cast<std::size_t>(job_class)].name : request.job_class;
+  return decision;
+}
+
+double CycleRun::job_rate(const PendingJob& job, const std::vector<int>& nodes) const {
+  return rate_of(unit_, state_.inventory, nodes, per_node(job.shape));
+}
+
+}  // namespace
+
+CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options) {
+  return CycleRun(state, policy, options).run();
+}
+
+}  // namespace allot::runtime

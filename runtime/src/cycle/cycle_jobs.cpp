@@ -1,0 +1,152 @@
+#include "cycle_jobs.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace allot::runtime::cycle {
+namespace {
+
+using NameIndex = std::unordered_map<std::string_view, int>;
+
+NameIndex class_index(const PolicyTables& tables) {
+  NameIndex index;
+  for (std::size_t i = 0; i < tables.classes.size(); ++i) index.emplace(tables.classes[i].name, static_cast<int>(i));
+  return index;
+}
+
+NameIndex gpu_type_index(const Inventory& inventory) {
+  NameIndex index;
+  for (std::size_t i = 0; i < inventory.gpu_types.size(); ++i)
+    index.emplace(inventory.gpu_types[i], static_cast<int>(i));
+  return index;
+}
+
+int find_or(const NameIndex& index, std::string_view name, int fallback) {
+  const auto it = index.find(name);
+  return it == index.end() ? fallback : it->second;
+}
+
+PendingJob resolve_pending(const JobRequest& job, const PolicyTables& tables, const AccountIndex& accounts,
+                           const NameIndex& classes, const NameIndex& gpu_types) {
+  PendingJob pending;
+  pending.request = &job;
+  pending.account = accounts.find(job.account).value_or(-1);
+  pending.job_class = find_or(classes, job.job_class, -1);
+  pending.shape = NodeRequest{kAnyGpuType, job.nodes, job.gpus_per_node, job.cpus_per_node, job.memory_gib_per_node};
+  if (!job.gpu_type.empty()) {
+    pending.shape.gpu_type = find_or(gpu_types, job.gpu_type, kAnyGpuType);
+    pending.known_gpu_type = pending.shape.gpu_type != kAnyGpuType;
+  }
+  if (pending.account < 0) {
+    pending.problem = fmt::format("account `{}` is not in policy `{}`'s tree", job.account, tables.name);
+  } else if (!tables.accounts[static_cast<std::size_t>(pending.account)].leaf) {
+    pending.problem = fmt::format("account `{}` has sub-accounts; jobs run under a leaf account", job.account);
+  } else if (pending.job_class < 0) {
+    pending.problem = fmt::format("class `{}` is not in policy `{}`", job.job_class, tables.name);
+  }
+  return pending;
+}
+
+bool valid_nodes(const RunningJob& job, const Inventory& inventory) {
+  return std::all_of(job.nodes.begin(), job.nodes.end(),
+                     [&](int node) { return node >= 0 && static_cast<std::size_t>(node) < inventory.nodes.size(); });
+}
+
+}  // namespace
+
+UnitWeights unit_weights(const UnitInfo& unit, const ResourceAmounts& capacity) {
+  UnitWeights weights;
+  if (unit.dominant) {
+    weights.kind = UnitWeights::Kind::dominant_resource;
+    for (const auto& [resource, weight] : unit.weights) {
+      if (resource == "gpu") weights.gpu_weight = weight;
+      if (resource == "cpu") weights.cpu_weight = weight;
+      if (resource == "memory") weights.memory_weight = weight;
+    }
+  } else {
+    for (const auto& [type, weight] : unit.weights) weights.gpu_type_weights.emplace(type, weight);
+  }
+  weights.total_gpus = capacity.gpus;
+  weights.total_cpus = capacity.cpus;
+  weights.total_memory_gib = capacity.memory_gib;
+  return weights;
+}
+
+double rate_of(const UnitWeights& unit, const Inventory& inventory, const std::vector<int>& nodes,
+               const NodeAmounts& amounts) {
+  if (nodes.empty()) return 0.0;
+  const std::string& type =
+      inventory.gpu_types[static_cast<std::size_t>(inventory.nodes[static_cast<std::size_t>(nodes.front())].gpu_type)];
+  const double count = static_cast<double>(nodes.size());
+  return unit.rate_per_hour(ResourceUse{type, count * amounts.gpus, count * amounts.cpus, count * amounts.memory_gib});
+}
+
+double capacity_rate(const UnitWeights& unit, const Inventory& inventory, const ResourceAmounts& capacity) {
+  if (unit.kind == UnitWeights::Kind::dominant_resource) {
+    return unit.rate_per_hour(ResourceUse{"", capacity.gpus, capacity.cpus, capacity.memory_gib});
+  }
+  double rate = 0;
+  for (const Node& node : inventory.nodes) {
+    if (node.state != NodeState::up) continue;
+    rate += unit.rate_per_hour(ResourceUse{inventory.gpu_types[static_cast<std::size_t>(node.gpu_type)],
+                                           static_cast<double>(node.gpus), 0, 0});
+  }
+  return rate;
+}
+
+CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
+                       const UnitWeights& unit) {
+  const NameIndex classes = class_index(tables);
+  const NameIndex gpu_types = gpu_type_index(state.inventory);
+  CycleJobs jobs;
+  jobs.activity.held.resize(tables.accounts.size());
+  jobs.activity.pending_jobs.assign(tables.accounts.size(), 0.0);
+  jobs.jobs_on_node.resize(state.inventory.nodes.size());
+  jobs.pending.reserve(state.pending.size());
+  for (const JobRequest& job : state.pending) {
+    jobs.pending.push_back(resolve_pending(job, tables, accounts, classes, gpu_types));
+    if (jobs.pending.back().account >= 0)
+      jobs.activity.pending_jobs[static_cast<std::size_t>(jobs.pending.back().account)] += 1;
+  }
+  jobs.active.reserve(state.running.size());
+  for (const RunningJob& job : state.running) {
+    ActiveJob active;
+    active.job = &job;
+    active.account = accounts.find(job.request.account).value_or(-1);
+    active.job_class = find_or(classes, job.request.job_class, -1);
+    active.per_node =
+        NodeAmounts{job.request.gpus_per_node, job.request.cpus_per_node, job.request.memory_gib_per_node};
+    active.node_count = static_cast<int>(job.nodes.size());
+    active.stopping = job.stopping_at.has_value();
+    active.stopped = (job.stopping_at && *job.stopping_at <= state.now) || !valid_nodes(job, state.inventory);
+    active.rate = rate_of(unit, state.inventory, job.nodes, active.per_node);
+    const int index = static_cast<int>(jobs.active.size());
+    jobs.active.push_back(active);
+    if (active.stopped) continue;
+    for (int node : job.nodes) jobs.jobs_on_node[static_cast<std::size_t>(node)].push_back(index);
+    if (active.account < 0) continue;
+    const double nodes = static_cast<double>(job.nodes.size());
+    ResourceAmounts& held = jobs.activity.held[static_cast<std::size_t>(active.account)];
+    held.gpus += nodes * active.per_node.gpus;
+    held.cpus += nodes * active.per_node.cpus;
+    held.memory_gib += nodes * active.per_node.memory_gib;
+  }
+  return jobs;
+}
+
+Seconds last_safe_point(const RunningJob& job, Seconds at) {
+  if (!job.contract.resumable) return job.started;
+  Seconds safe = std::max(job.started, job.last_checkpoint);
+  const Seconds every = job.contract.checkpoint_every;
+  if (every > 0 && at > safe) safe += (at - safe) / every * every;
+  return safe;
+}
+
+double lost_gpu_seconds(const RunningJob& job, Seconds stop) {
+  const double gpus = static_cast<double>(job.nodes.size()) * job.request.gpus_per_node;
+  return gpus * static_cast<double>(std::max<Seconds>(0, stop - last_safe_point(job, stop)));
+}
+
+}  // namespace allot::runtime::cycle

@@ -1,0 +1,69 @@
+// The jobs of a ClusterState resolved against a policy and an inventory:
+// accounts, classes and GPU types become indexes, resources become per-node
+// amounts and a rate in the policy's unit. Built once per cycle.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "allot/account_columns.h"
+#include "allot/cycle.h"
+#include "allot/ledger.h"
+#include "allot/policy.h"
+#include "placement.h"
+
+namespace allot::runtime::cycle {
+
+// A pending job as the cycle sees it.
+struct PendingJob {
+  const JobRequest* request = nullptr;
+  int account = -1;    // policy account index
+  int job_class = -1;  // index into PolicyTables::classes
+  NodeRequest shape;
+  std::string problem;  // why it cannot be ranked (unknown account or class); empty when it can
+  bool known_gpu_type = true;
+  std::size_t row = 0;  // its row in the pending job table (rankable jobs only)
+};
+
+// A running job as the cycle sees it.
+struct ActiveJob {
+  const RunningJob* job = nullptr;
+  int account = -1;  // -1 when the current policy does not know it (after a swap)
+  int job_class = -1;
+  NodeAmounts per_node;
+  int node_count = 0;     // nodes it holds
+  double rate = 0;        // what it costs per hour in the policy's unit
+  bool stopping = false;  // its stop is decided (stopping_at, or in this cycle)
+  bool stopped = false;   // its stop time has passed: its resources are free
+};
+
+// The policy's unit, with the capacity of the up nodes, for rates.
+UnitWeights unit_weights(const UnitInfo& unit, const ResourceAmounts& capacity);
+
+// The rate of holding `amounts` on each of `nodes` of `inventory`.
+double rate_of(const UnitWeights& unit, const Inventory& inventory, const std::vector<int>& nodes,
+               const NodeAmounts& amounts);
+
+// What the up nodes can hold per hour in the policy's unit.
+double capacity_rate(const UnitWeights& unit, const Inventory& inventory, const ResourceAmounts& capacity);
+
+// Every job of the state, resolved.
+struct CycleJobs {
+  std::vector<PendingJob> pending;             // in state order
+  std::vector<ActiveJob> active;               // in state order, one per running job
+  std::vector<std::vector<int>> jobs_on_node;  // node -> active indexes holding it
+  AccountActivity activity;                    // by policy account index
+};
+
+CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
+                       const UnitWeights& unit);
+
+// The time a job would resume from if it stopped at `at`: its last checkpoint
+// when resumable (a `checkpoint every` job is taken to checkpoint on schedule
+// after the last one the driver reported), else its start.
+Seconds last_safe_point(const RunningJob& job, Seconds at);
+
+// The GPU-seconds a job loses if it stops at `stop`: everything since its last safe point.
+double lost_gpu_seconds(const RunningJob& job, Seconds stop);
+
+}  // namespace allot::runtime::cycle

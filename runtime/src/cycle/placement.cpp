@@ -1,0 +1,247 @@
+#include "placement.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace allot::runtime::cycle {
+namespace {
+
+// Tolerance for CPU and memory sums, which are fractional.
+constexpr double kSlack = 1e-9;
+
+std::string gpu_phrase(const Inventory& inventory, int gpu_type, int gpus) {
+  const char* noun = gpus == 1 ? "GPU" : "GPUs";
+  if (gpu_type == kAnyGpuType) return fmt::format("{} free {}", gpus, noun);
+  return fmt::format("{} free {} {}", gpus, inventory.gpu_types[static_cast<std::size_t>(gpu_type)], noun);
+}
+
+long long shape_key(const NodeRequest& request) {
+  return (static_cast<long long>(request.gpu_type + 1) << 42) | (static_cast<long long>(request.nodes) << 21) |
+         request.gpus_per_node;
+}
+
+}  // namespace
+
+NodeAmounts per_node(const NodeRequest& request) {
+  return NodeAmounts{request.gpus_per_node, request.cpus_per_node, request.memory_gib_per_node};
+}
+
+NodePool::NodePool(const Inventory& inventory)
+    : inventory_(inventory), free_(inventory.nodes.size()), slot_(inventory.nodes.size(), -1) {
+  buckets_.resize(inventory.gpu_types.size());
+  for (std::size_t n = 0; n < inventory.nodes.size(); ++n) {
+    const Node& node = inventory.nodes[n];
+    free_[n] = NodeAmounts{node.gpus, static_cast<double>(node.cpus), node.memory_gib};
+    auto& type_buckets = buckets_[static_cast<std::size_t>(node.gpu_type)];
+    if (type_buckets.size() < static_cast<std::size_t>(node.gpus) + 1) type_buckets.resize(node.gpus + 1);
+    if (node.state == NodeState::up) file(static_cast<int>(n));
+  }
+}
+
+int NodePool::bucket_of(int node) const {
+  const std::size_t n = static_cast<std::size_t>(node);
+  return std::clamp(free_[n].gpus, 0, inventory_.nodes[n].gpus);
+}
+
+void NodePool::file(int node) {
+  auto& bucket = buckets_[static_cast<std::size_t>(inventory_.nodes[static_cast<std::size_t>(node)].gpu_type)]
+                         [static_cast<std::size_t>(bucket_of(node))];
+  slot_[static_cast<std::size_t>(node)] = static_cast<int>(bucket.size());
+  bucket.push_back(node);
+}
+
+void NodePool::unfile(int node) {
+  auto& bucket = buckets_[static_cast<std::size_t>(inventory_.nodes[static_cast<std::size_t>(node)].gpu_type)]
+                         [static_cast<std::size_t>(bucket_of(node))];
+  const int slot = slot_[static_cast<std::size_t>(node)];
+  const int moved = bucket.back();
+  bucket[static_cast<std::size_t>(slot)] = moved;
+  slot_[static_cast<std::size_t>(moved)] = slot;
+  bucket.pop_back();
+  slot_[static_cast<std::size_t>(node)] = -1;
+}
+
+void NodePool::take(std::span<const int> nodes, const NodeAmounts& amounts) {
+  for (int node : nodes) {
+    const bool filed = slot_[static_cast<std::size_t>(node)] >= 0;
+    if (filed) unfile(node);
+    NodeAmounts& free = free_[static_cast<std::size_t>(node)];
+    free.gpus -= amounts.gpus;
+    free.cpus -= amounts.cpus;
+    free.memory_gib -= amounts.memory_gib;
+    if (filed) file(node);
+  }
+}
+
+void NodePool::give(std::span<const int> nodes, const NodeAmounts& amounts) {
+  take(nodes, NodeAmounts{-amounts.gpus, -amounts.cpus, -amounts.memory_gib});
+}
+
+bool NodePool::matches(int node, const NodeRequest& request) const {
+  const Node& info = inventory_.nodes[static_cast<std::size_t>(node)];
+  return info.state == NodeState::up && (request.gpu_type == kAnyGpuType || info.gpu_type == request.gpu_type);
+}
+
+bool NodePool::has_room(int node, const NodeRequest& request) const {
+  const NodeAmounts& free = free_[static_cast<std::size_t>(node)];
+  return free.gpus >= request.gpus_per_node && free.cpus + kSlack >= request.cpus_per_node &&
+         free.memory_gib + kSlack >= request.memory_gib_per_node;
+}
+
+std::vector<int> NodePool::types_of(const NodeRequest& request) const {
+  if (request.gpu_type != kAnyGpuType) return {request.gpu_type};
+  std::vector<int> types(buckets_.size());
+  std::iota(types.begin(), types.end(), 0);
+  return types;
+}
+
+// The node with the fewest free GPUs that still fits, over every allowed type.
+std::optional<int> NodePool::find_one(const NodeRequest& request) const {
+  std::optional<Fit> best;
+  for (int type : types_of(request)) {
+    const auto& buckets = buckets_[static_cast<std::size_t>(type)];
+    for (std::size_t gpus = static_cast<std::size_t>(std::max(0, request.gpus_per_node)); gpus < buckets.size();
+         ++gpus) {
+      if (best && static_cast<int>(gpus) >= best->free_gpus) break;
+      const auto& bucket = buckets[gpus];
+      const auto fit = std::find_if(bucket.begin(), bucket.end(), [&](int node) { return has_room(node, request); });
+      if (fit == bucket.end()) continue;
+      best = Fit{static_cast<int>(gpus), *fit};
+      break;
+    }
+  }
+  if (!best) return std::nullopt;
+  return best->node;
+}
+
+// Best fit within one block if any block can hold the job (the block whose
+// chosen nodes leave the fewest GPUs free, then the block with the fewest
+// other candidates, so roomy blocks stay whole); else the fewest blocks.
+std::optional<NodePool::Choice> NodePool::find_many(int gpu_type, const NodeRequest& request) const {
+  const auto& buckets = buckets_[static_cast<std::size_t>(gpu_type)];
+  std::vector<std::vector<Fit>> by_block(inventory_.blocks.size());
+  std::size_t candidates = 0;
+  for (std::size_t gpus = static_cast<std::size_t>(std::max(0, request.gpus_per_node)); gpus < buckets.size(); ++gpus) {
+    for (int node : buckets[gpus]) {
+      if (!has_room(node, request)) continue;
+      by_block[static_cast<std::size_t>(inventory_.nodes[static_cast<std::size_t>(node)].block)].push_back(
+          Fit{static_cast<int>(gpus), node});
+      ++candidates;
+    }
+  }
+  const std::size_t needed = static_cast<std::size_t>(request.nodes);
+  if (candidates < needed) return std::nullopt;
+  auto waste_of = [&](const std::vector<Fit>& fits, std::size_t count) {
+    long long waste = 0;
+    for (std::size_t i = 0; i < count; ++i) waste += fits[i].free_gpus - request.gpus_per_node;
+    return waste;
+  };
+  std::optional<std::size_t> best_block;
+  for (std::size_t b = 0; b < by_block.size(); ++b) {
+    if (by_block[b].size() < needed) continue;
+    if (!best_block || std::pair(waste_of(by_block[b], needed), by_block[b].size()) <
+                           std::pair(waste_of(by_block[*best_block], needed), by_block[*best_block].size())) {
+      best_block = b;
+    }
+  }
+  Choice choice;
+  if (best_block) {
+    for (std::size_t i = 0; i < needed; ++i) choice.nodes.push_back(by_block[*best_block][i].node);
+    choice.blocks = 1;
+    choice.waste = waste_of(by_block[*best_block], needed);
+    return choice;
+  }
+  // No block holds it: take the blocks with the most candidates first.
+  std::vector<std::size_t> blocks(by_block.size());
+  std::iota(blocks.begin(), blocks.end(), 0);
+  std::stable_sort(blocks.begin(), blocks.end(),
+                   [&](std::size_t a, std::size_t b) { return by_block[a].size() > by_block[b].size(); });
+  for (std::size_t b : blocks) {
+    const std::size_t take = std::min(by_block[b].size(), needed - choice.nodes.size());
+    if (take == 0) break;
+    for (std::size_t i = 0; i < take; ++i) choice.nodes.push_back(by_block[b][i].node);
+    choice.waste += waste_of(by_block[b], take);
+    ++choice.blocks;
+  }
+  return choice;
+}
+
+std::optional<std::vector<int>> NodePool::find(const NodeRequest& request) const {
+  if (request.nodes < 1) return std::nullopt;
+  if (request.nodes == 1) {
+    if (auto node = find_one(request)) return std::vector<int>{*node};
+    return std::nullopt;
+  }
+  std::optional<Choice> best;
+  for (int type : types_of(request)) {
+    auto choice = find_many(type, request);
+    if (choice && (!best || std::pair(choice->blocks, choice->waste) < std::pair(best->blocks, best->waste))) {
+      best = std::move(choice);
+    }
+  }
+  if (!best) return std::nullopt;
+  return std::move(best->nodes);
+}
+
+int NodePool::nodes_with_gpus(const NodeRequest& request) const {
+  int count = 0;
+  for (int type : types_of(request)) {
+    const auto& buckets = buckets_[static_cast<std::size_t>(type)];
+    for (std::size_t gpus = static_cast<std::size_t>(std::max(0, request.gpus_per_node)); gpus < buckets.size();
+         ++gpus) {
+      count += static_cast<int>(buckets[gpus].size());
+    }
+  }
+  return count;
+}
+
+int NodePool::most_free_gpus(const NodeRequest& request) const {
+  int most = 0;
+  for (int type : types_of(request)) {
+    const auto& buckets = buckets_[static_cast<std::size_t>(type)];
+    for (std::size_t gpus = buckets.size(); gpus-- > 0;) {
+      if (buckets[gpus].empty()) continue;
+      most = std::max(most, static_cast<int>(gpus));
+      break;
+    }
+  }
+  return most;
+}
+
+std::string NodePool::failure_reason(const NodeRequest& request) const {
+  const int with_gpus = nodes_with_gpus(request);
+  if (request.nodes > 1 && with_gpus < request.nodes) {
+    return fmt::format("needs {} nodes with {} each; {} {} them now", request.nodes,
+                       gpu_phrase(inventory_, request.gpu_type, request.gpus_per_node), with_gpus,
+                       with_gpus == 1 ? "node has" : "nodes have");
+  }
+  if (with_gpus < request.nodes) {
+    return fmt::format("no node has {} (the most on one node is {})",
+                       gpu_phrase(inventory_, request.gpu_type, request.gpus_per_node), most_free_gpus(request));
+  }
+  return fmt::format("no node with {} also has {:g} CPUs and {:g} GiB of memory free",
+                     gpu_phrase(inventory_, request.gpu_type, request.gpus_per_node), request.cpus_per_node,
+                     request.memory_gib_per_node);
+}
+
+bool FailedShapes::known_to_fail(const NodeRequest& request) const {
+  const auto it = failed_.find(shape_key(request));
+  if (it == failed_.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(), [&](const auto& failed) {
+    return failed.first <= request.cpus_per_node && failed.second <= request.memory_gib_per_node;
+  });
+}
+
+void FailedShapes::remember(const NodeRequest& request) {
+  if (known_to_fail(request)) return;
+  auto& failed = failed_[shape_key(request)];
+  // Keep only the smallest shapes: a remembered one this request undercuts adds nothing.
+  std::erase_if(failed, [&](const auto& known) {
+    return request.cpus_per_node <= known.first && request.memory_gib_per_node <= known.second;
+  });
+  failed.emplace_back(request.cpus_per_node, request.memory_gib_per_node);
+}
+
+}  // namespace allot::runtime::cycle

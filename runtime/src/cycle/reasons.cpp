@@ -1,0 +1,53 @@
+#include "reasons.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+namespace allot::runtime::cycle {
+
+std::string format_time(Seconds time) {
+  using namespace std::chrono;
+  const sys_seconds point{seconds{time}};
+  const auto day = floor<days>(point);
+  const year_month_day date{day};
+  const hh_mm_ss clock{point - day};
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(date.year()),
+                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), clock.hours().count(),
+                     clock.minutes().count(), clock.seconds().count());
+}
+
+std::string node_list(const Inventory& inventory, const std::vector<int>& nodes) {
+  constexpr std::size_t kShown = 3;
+  std::string text;
+  for (std::size_t i = 0; i < nodes.size() && i < kShown; ++i) {
+    if (i > 0) text += ", ";
+    text += fmt::format("`{}`", inventory.nodes[static_cast<std::size_t>(nodes[i])].name);
+  }
+  if (nodes.size() > kShown) text += fmt::format(" and {} more", nodes.size() - kShown);
+  return text;
+}
+
+std::string format_duration(Seconds seconds) {
+  if (seconds <= 0) return "0s";
+  const Seconds days = seconds / 86400, hours = seconds % 86400 / 3600, minutes = seconds % 3600 / 60,
+                rest = seconds % 60;
+  std::string text;
+  if (days) text += fmt::format("{}d", days);
+  if (hours) text += fmt::format("{}h", hours);
+  if (minutes) text += fmt::format("{}m", minutes);
+  if (rest) text += fmt::format("{}s", rest);
+  return text;
+}
+
+std::string ordinal(std::size_t position) {
+  const std::size_t n = position % 100;
+  const char* suffix = (n >= 11 && n <= 13) ? "th"
+                       : n % 10 == 1        ? "st"
+                       : n % 10 == 2        ? "nd"
+                       : n % 10 == 3        ? "rd"
+                                            : "th";
+  return fmt::format("{}{}", position, suffix);
+}
+
+}  // namespace allot::runtime::cycle

@@ -1,0 +1,53 @@
+// Choosing preemption victims for a job that does not fit. A running job is a
+// candidate when it is past its protection, preemptible under the contract it
+// started with, requeueable, not already stopping, and the policy's `preempt`
+// accepts it for this requester. Among the sets of candidates that free
+// enough room (one node, or `nodes` nodes preferring one block) and that the
+// ShareBalance allows, the one that loses the least work (GPU-seconds since
+// the last checkpoint) wins; ties go to fewer victims, then shorter graces.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "cycle_jobs.h"
+#include "job_columns.h"
+#include "share_balance.h"
+
+namespace allot::runtime::cycle {
+
+// Everything a search reads.
+struct VictimInputs {
+  const CompiledPolicy& policy;
+  const JobColumns& running_table;  // rows = indexes into `active`
+  const JobColumns& pending_table;  // rows = PendingJob::row
+  const abi::AccountTable& accounts;
+  const abi::ClusterView& cluster;
+  const std::vector<ActiveJob>& active;
+  // Per node, the jobs on it that may_be_preempted() at the start of the
+  // search's cycle (jobs stopped since then are skipped).
+  const std::vector<std::vector<int>>& candidates_on_node;
+  const NodePool& pool;
+  const ShareBalance& balance;
+  const std::vector<double>& lost_gpu_seconds;  // per active job, if it stopped now
+  Seconds now = 0;
+};
+
+// The victims chosen for one job and where that job will run.
+struct VictimChoice {
+  std::vector<int> victims;  // indexes into `active`
+  std::vector<int> nodes;    // the requester's nodes
+  double lost_gpu_seconds = 0;
+};
+
+// Whether a running job may be offered to `preempt` at all (before the predicate).
+bool may_be_preempted(const ActiveJob& job, Seconds now);
+
+// Per node, the jobs on it that may_be_preempted().
+std::vector<std::vector<int>> preemption_candidates(const std::vector<ActiveJob>& active,
+                                                    const std::vector<std::vector<int>>& jobs_on_node, Seconds now);
+
+// The cheapest allowed set of victims for `requester`, or nullopt.
+std::optional<VictimChoice> find_victims(const VictimInputs& inputs, const PendingJob& requester);
+
+}  // namespace allot::runtime::cycle

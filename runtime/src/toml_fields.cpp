@@ -1,0 +1,157 @@
+#include "toml_fields.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "nearest_name.h"
+
+namespace allot::runtime {
+namespace {
+
+// How a TOML value's kind reads in a sentence: "must be an integer, not a string".
+const char* kind_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    default:
+      return "nothing";
+  }
+}
+
+std::string join_names(const std::vector<std::string_view>& names) {
+  std::string joined;
+  for (std::string_view name : names) joined += fmt::format("{}`{}`", joined.empty() ? "" : ", ", name);
+  return joined;
+}
+
+Seconds seconds_since_epoch(const toml::date_time& stamp) {
+  using namespace std::chrono;
+  const sys_days day_start = year_month_day{year{stamp.date.year}, month{stamp.date.month}, day{stamp.date.day}};
+  const Seconds day_seconds = stamp.time.hour * 3600 + stamp.time.minute * 60 + stamp.time.second;
+  return day_start.time_since_epoch().count() * Seconds{86400} + day_seconds - stamp.offset->minutes * Seconds{60};
+}
+
+}  // namespace
+
+InventoryError located_error(const toml::source_region& where, const std::string& file, std::string field,
+                             std::string message) {
+  return InventoryError{file, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
+                        std::move(field), std::move(message)};
+}
+
+FieldReader::FieldReader(const toml::table& table, const std::string& file, std::string prefix)
+    : table_(table), file_(file), prefix_(std::move(prefix)) {}
+
+bool FieldReader::has(std::string_view key) const { return table_.contains(key); }
+
+void FieldReader::fail(std::string_view key, std::string message) {
+  if (error_) return;
+  const toml::node* node = table_.get(key);
+  const toml::source_region& where = node ? node->source() : table_.source();
+  const std::string field = prefix_.empty() ? std::string(key) : fmt::format("{}.{}", prefix_, key);
+  error_ = located_error(where, file_, field, std::move(message));
+}
+
+const toml::node* FieldReader::find(std::string_view key, const char* expected_kind,
+                                    bool (*is_kind)(const toml::node&)) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return nullptr;
+  if (!is_kind(*node)) {
+    fail(key, fmt::format("`{}` must be {}, not {}", key, expected_kind, kind_name(*node)));
+    return nullptr;
+  }
+  return node;
+}
+
+std::optional<std::string> FieldReader::optional_text(std::string_view key) {
+  const toml::node* node = find(key, "a string", [](const toml::node& n) { return n.is_string(); });
+  if (node == nullptr) return std::nullopt;
+  std::string value = *node->value<std::string>();
+  if (value.empty()) {
+    fail(key, fmt::format("`{}` must not be empty", key));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string FieldReader::text(std::string_view key) {
+  if (!has(key)) fail(key, fmt::format("missing field `{}`", key));
+  return optional_text(key).value_or("");
+}
+
+std::optional<std::int64_t> FieldReader::optional_integer(std::string_view key, std::int64_t min, std::int64_t max) {
+  const toml::node* node = find(key, "an integer", [](const toml::node& n) { return n.is_integer(); });
+  if (node == nullptr) return std::nullopt;
+  const std::int64_t value = *node->value<std::int64_t>();
+  if (value < min || value > max) {
+    fail(key, fmt::format("`{}` must be between {} and {}, not {}", key, min, max, value));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::int64_t FieldReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
+  if (!has(key)) fail(key, fmt::format("missing field `{}`", key));
+  return optional_integer(key, min, max).value_or(min);
+}
+
+double FieldReader::positive_number(std::string_view key) {
+  if (!has(key)) fail(key, fmt::format("missing field `{}`", key));
+  const toml::node* node = find(key, "a number", [](const toml::node& n) { return n.is_number(); });
+  if (node == nullptr) return 1.0;
+  const double value = *node->value<double>();
+  if (!std::isfinite(value)) {
+    fail(key, fmt::format("`{}` must be a finite number, not {}", key, value));
+    return 1.0;
+  }
+  if (value <= 0) {
+    fail(key, fmt::format("`{}` must be greater than 0, not {}", key, value));
+    return 1.0;
+  }
+  return value;
+}
+
+std::optional<Seconds> FieldReader::optional_timestamp(std::string_view key) {
+  const toml::node* node = find(key, "a date-time such as 2026-12-02T06:00:00Z",
+                                [](const toml::node& n) { return n.is_date_time() || n.is_integer(); });
+  if (node == nullptr) return std::nullopt;
+  if (node->is_integer()) return *node->value<std::int64_t>();
+  const toml::date_time stamp = *node->value<toml::date_time>();
+  if (!stamp.offset) {
+    fail(key, fmt::format("`{}` needs a UTC offset, e.g. 2026-12-02T06:00:00Z", key));
+    return std::nullopt;
+  }
+  return seconds_since_epoch(stamp);
+}
+
+void FieldReader::reject_unknown_keys(const std::vector<std::string_view>& known) {
+  for (auto&& [key, value] : table_) {
+    if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
+    const std::string suggestion = nearest_name(key.str(), known);
+    const std::string help = suggestion.empty() ? fmt::format("expected one of {}", join_names(known))
+                                                : fmt::format("did you mean `{}`?", suggestion);
+    fail(key.str(), fmt::format("unknown field `{}`; {}", key.str(), help));
+    return;
+  }
+}
+
+}  // namespace allot::runtime

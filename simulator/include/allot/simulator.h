@@ -1,0 +1,365 @@
+// The replay simulator: compares policies on the same arrivals before one goes
+// live (DESIGN.md "Replay and simulation"). Workloads come from a trace CSV
+// with a mapping file, or from the seed's four scenarios; a discrete-event loop
+// drives the runtime's own scheduling cycle (run_cycle + apply_decisions), a
+// RollingLedger and entitlement accounting; metrics, rollout gates and reports
+// (terminal table, JSON, HTML) come out. docs/REPLAY.md documents the JSON.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allot/cycle.h"
+#include "allot/expected.h"
+#include "allot/inventory.h"
+#include "allot/policy.h"
+
+namespace allot::simulator {
+
+using runtime::Seconds;
+
+// 2026-11-30T00:00:00Z, a Monday: where scenarios start unless told otherwise,
+// so the seed's Tuesday and Wednesday are the second and third days.
+constexpr Seconds kDefaultStart = 1'796'083'200 - 86'400;
+
+// ---------------------------------------------------------------- workloads
+
+// What a generated job is for; each policy maps a kind to one of its classes.
+enum class JobKind { debug, eval, train, large };
+
+// "debug", "eval", "train", "large".
+const char* job_kind_name(JobKind kind);
+
+// One job of a workload, identical for every policy replayed.
+struct WorkloadJob {
+  std::string id;
+  Seconds submitted = 0;
+  Seconds work = 0;  // run time it needs when never interrupted
+  int nodes = 1;
+  int gpus_per_node = 1;
+  std::string gpu_type;   // "" for any type
+  std::string account;    // leaf account path
+  std::string job_class;  // a class name, or "" to pick one by `kind` per policy
+  JobKind kind = JobKind::train;
+  int label = 0;  // 0 none, 1 low, 2 medium, 3 high (for label-based baselines)
+  std::optional<Seconds> deadline;
+  Seconds requested_protect = 0;
+  std::string origin;  // where it came from, for errors ("trace.csv:57"), or ""
+};
+
+// Hosts taken out for maintenance: drained (no new work, running jobs stop at a
+// checkpoint or the deadline), down at the deadline, back up later.
+struct Maintenance {
+  std::vector<int> nodes;  // indexes into Inventory::nodes
+  Seconds drain_at = 0;
+  Seconds deadline = 0;
+  Seconds back_at = 0;
+};
+
+// The arrivals and cluster events of one replay, over [start, end).
+struct Workload {
+  std::string name;         // "normal", "burst", "large", "drain", or the trace's file name
+  std::string description;  // one sentence for reports
+  Seconds start = 0;
+  Seconds end = 0;
+  std::vector<WorkloadJob> jobs;  // by submission time, then id
+  std::vector<Maintenance> maintenance;
+  std::vector<std::string> notes;  // what was left out and why, for reports
+};
+
+// The seed's four scenarios.
+enum class Scenario { normal, burst, large, drain };
+
+// "normal", "burst", "large", "drain".
+const char* scenario_name(Scenario scenario);
+// The scenario named `name`, if there is one.
+std::optional<Scenario> parse_scenario(std::string_view name);
+
+// How scenarios are generated. The same options give the same workload.
+struct ScenarioOptions {
+  std::uint64_t seed = 1;
+  int days = 7;
+  Seconds start = kDefaultStart;
+  // Offered GPU-hours per GPU-hour of capacity, averaged over the week (the
+  // seed's demand is above capacity: research always has more to run).
+  double load = 1.3;
+};
+
+// Generates a scenario for a cluster, with accounts and classes from a
+// policy's tables (leaves of its programs, classes chosen per kind).
+Expected<Workload, std::string> generate_scenario(Scenario scenario, const runtime::Inventory& inventory,
+                                                  const PolicyTables& tables, const ScenarioOptions& options);
+
+// A problem in a trace or mapping file: which file, line and field.
+struct TraceError {
+  std::string file;
+  int line = 0;
+  std::string field;  // "gpus", "class[2].max_duration"; empty when not about one field
+  std::string message;
+
+  // "FILE:LINE: field `FIELD`: MESSAGE".
+  std::string to_string() const;
+};
+
+// One row of a trace CSV (`job_id,submit_s,duration_s,gpus,group,user,status`).
+struct TraceRow {
+  std::string job_id;
+  Seconds submit = 0;  // seconds after the trace's start
+  Seconds duration = 0;
+  int gpus = 0;
+  std::string group;
+  std::string user;
+  std::string status;
+  int line = 0;
+};
+
+// Reads a trace CSV; the header names the columns (any order, all required).
+Expected<std::vector<TraceRow>, TraceError> read_trace(const std::string& path);
+Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, const std::string& file);
+
+// Where a trace group (and optionally user) runs in the policy's tree. With
+// several accounts, each job goes to one of them by a hash of its id (stable
+// across runs), so a group can stand for a team of several people.
+struct AccountRule {
+  std::string group;  // "" only for the default rule
+  std::string user;   // "" matches any user
+  std::vector<std::string> accounts;
+  int label = 0;
+  int line = 0;
+};
+
+// Jobs that match every set condition get `job_class` (first match wins).
+struct ClassRule {
+  std::string job_class;
+  int min_gpus = 0;  // 0: no condition
+  int max_gpus = 0;
+  Seconds min_duration = 0;
+  Seconds max_duration = 0;
+  std::string gpu_type;  // what the jobs ask for, "" any
+  std::optional<Seconds> deadline_slack;  // deadline = submission + duration + slack
+  Seconds protect = 0;                    // requested protection (`protect up to` classes)
+  int line = 0;
+};
+
+// A mapping file (docs/REPLAY.md "Trace mapping").
+struct TraceMap {
+  std::string file;
+  Seconds start = kDefaultStart;  // the replay time of the trace's second 0
+  std::vector<AccountRule> accounts;
+  std::optional<AccountRule> default_account;
+  std::vector<ClassRule> classes;
+};
+
+Expected<TraceMap, TraceError> load_trace_map(const std::string& path);
+Expected<TraceMap, TraceError> parse_trace_map(std::string_view text, const std::string& file);
+
+// Checks a mapping's accounts and classes against a policy (leaf accounts,
+// known classes), naming the mapping's line and field.
+std::optional<TraceError> check_trace_map(const TraceMap& map, const PolicyTables& tables);
+
+// Turns trace rows into a workload: accounts and classes from the map, jobs
+// wider than a node become whole-node multi-node jobs, jobs the cluster can
+// never hold are left out (noted). `days` cuts the replay (default: the
+// trace's span rounded up to a day).
+Expected<Workload, TraceError> trace_workload(const std::vector<TraceRow>& rows, const TraceMap& map,
+                                              const runtime::Inventory& inventory, const std::string& trace_file,
+                                              std::optional<int> days);
+
+// The class index (into PolicyTables::classes) each job runs as under a
+// policy, or an error naming the job when an account or class does not fit.
+Expected<std::vector<int>, std::string> resolve_jobs(const Workload& workload, const PolicyTables& tables);
+
+// --------------------------------------------------------------- simulation
+
+// How the event loop runs.
+struct SimulationOptions {
+  Seconds cycle_interval = 300;  // a cycle at least this often while jobs wait
+  // Events closer than this to the last cycle wait for the next one (0: a
+  // cycle after every batch of events at the same time). Trace simulators
+  // often schedule in rounds (Pollux: 60 s); waits then round up to a round.
+  Seconds min_cycle_gap = 0;
+  Seconds ledger_refresh = 300;  // running jobs are charged at least this often
+  Seconds bucket = 3600;         // time-series resolution
+  runtime::CycleOptions cycle;
+  std::function<void(double)> progress;  // fraction of virtual time done, now and then
+  // Sees every cycle's result and the state it ran on (before its decisions
+  // are applied): an audit trail for tests and tools.
+  std::function<void(const runtime::ClusterState&, const runtime::CycleResult&)> on_cycle;
+};
+
+// What happened to one job (times absolute; -1 when it never happened).
+struct JobOutcome {
+  int job_class = 0;            // index into the policy's classes
+  Seconds first_start = -1;     // wait = first_start - submitted
+  Seconds first_progress = -1;  // first checkpoint or completion
+  Seconds completed = -1;
+  double gpu_seconds = 0;       // GPU-time held, every run
+  double lost_gpu_seconds = 0;  // GPU-time since the last checkpoint at each stop
+  int stops = 0;                // preemptions and drains
+};
+
+// Per-bucket totals over the replay; bucket i covers [start + i*bucket, +bucket).
+struct Timeline {
+  Seconds start = 0;
+  Seconds bucket = 3600;
+  std::vector<double> capacity_gpu_seconds;  // GPUs on up nodes
+  std::vector<double> used_gpu_seconds;
+  std::vector<double> free_gpu_seconds;        // up, not held, not reserved
+  std::vector<double> fragmented_gpu_seconds;  // free GPUs no waiting job could use
+  std::vector<double> lost_gpu_seconds;
+  std::vector<double> waiting_jobs;                // job-seconds waiting (average = / bucket)
+  std::vector<std::vector<double>> program_owed;   // [program][bucket], unit-hours
+  std::vector<std::vector<double>> program_delivered;
+};
+
+// A program's (top-level account's) entitlement totals, in unit-hours.
+struct ProgramTotals {
+  std::string name;
+  double share = 0;  // of the cluster, before exceptions
+  double owed = 0;
+  double delivered = 0;
+  double borrowed = 0;  // unassigned capacity it used beyond its share
+};
+
+// Everything one policy's replay produced.
+struct SimulationResult {
+  std::vector<JobOutcome> jobs;  // parallel to Workload::jobs
+  Timeline timeline;
+  std::vector<ProgramTotals> programs;  // in tree order
+  double used_unit_hours = 0;
+  double unassigned_unit_hours = 0;
+  std::uint64_t events = 0;
+  std::uint64_t cycles = 0;
+};
+
+// Replays `workload` on `inventory` under `policy`.
+Expected<SimulationResult, std::string> simulate(const Workload& workload, const runtime::Inventory& inventory,
+                                                 const CompiledPolicy& policy, const SimulationOptions& options);
+
+// ------------------------------------------------------------------ metrics
+
+// Wait and progress statistics of a group of jobs (seconds; NaN-free: 0 when empty).
+struct GroupMetrics {
+  std::string name;
+  int jobs = 0;
+  int started = 0;
+  int completed = 0;
+  double p50_wait = 0;
+  double p90_wait = 0;
+  double max_wait = 0;  // jobs still waiting count with their wait so far
+  int starved = 0;      // waited (or still wait) longer than the threshold
+  double p50_first_progress = 0;
+  double p90_first_progress = 0;
+  double gpu_hours = 0;
+  double lost_gpu_hours = 0;
+  int stops = 0;
+  int deadline_jobs = 0;
+  int deadline_met = 0;
+  std::optional<ProgramTotals> share;  // programs only
+  std::vector<double> waits;           // sorted, for CDF plots (not in JSON)
+};
+
+// A gate with its measured value.
+struct GateResult {
+  GateInfo gate;
+  std::string text;  // as written: "p90_wait debug <= 5m"
+  std::optional<double> value;  // nullopt: nothing to measure (e.g. no deadline jobs)
+  bool passed = true;
+  std::string detail;  // e.g. which program fared worst
+};
+
+// Time series for plots, downsampled to at most a few hundred points.
+struct Series {
+  std::vector<double> hours;  // bucket starts, hours since the replay's start
+  std::vector<double> occupancy;
+  std::vector<double> fragmented_gpus;  // average over the bucket
+  std::vector<double> lost_gpu_hours;
+  std::vector<double> waiting_jobs;
+  std::vector<std::vector<double>> program_delivery;  // delivered / owed, -1 when nothing was owed
+};
+
+// One policy's results on one workload.
+struct PolicyMetrics {
+  std::string name;
+  std::string policy_name;  // the `policy` declaration's name
+  GroupMetrics all;
+  std::vector<GroupMetrics> classes;
+  std::vector<GroupMetrics> programs;
+  // By GPUs asked for ("1 GPU", "2-4 GPUs", "5-8 GPUs", "9+ GPUs"): a mean can
+  // hide that big jobs never find a contiguous block.
+  std::vector<GroupMetrics> sizes;
+  double occupancy = 0;        // used / up capacity, GPU-time
+  double fragmentation = 0;    // fragmented / free, GPU-time
+  double fragmented_gpus = 0;  // time-average count
+  double unassigned_share = 0; // unassigned / used, unit-hours
+  double lost_work = 0;        // lost / used, GPU-time
+  std::optional<double> deadline_slo;
+  std::vector<GateResult> gates;
+  bool gates_passed = true;
+  Series series;
+  std::uint64_t events = 0;
+  std::uint64_t cycles = 0;
+};
+
+// What the metrics are measured against.
+struct MetricOptions {
+  Seconds starvation_threshold = 86'400;
+  std::size_t max_points = 240;
+};
+
+PolicyMetrics measure(const Workload& workload, const SimulationResult& result, const CompiledPolicy& policy,
+                      const std::string& name, const MetricOptions& options);
+
+// ------------------------------------------------------------------ reports
+
+// Every policy on one workload.
+struct ScenarioReport {
+  std::string workload;
+  std::string description;
+  Seconds start = 0;
+  Seconds end = 0;
+  std::size_t jobs = 0;
+  std::vector<std::string> notes;
+  std::vector<PolicyMetrics> policies;
+};
+
+// A whole `allot replay` run.
+struct ReplayReport {
+  std::string cluster;
+  int cluster_gpus = 0;
+  int cluster_nodes = 0;
+  std::optional<std::uint64_t> seed;  // scenarios only
+  Seconds starvation_threshold = 86'400;
+  std::vector<std::pair<std::string, std::string>> policies;  // name -> file
+  std::vector<ScenarioReport> scenarios;
+};
+
+// A compiled policy and the name the report gives it.
+struct ReplayPolicy {
+  std::string name;  // "baseline", "proposed"
+  std::string file;
+  std::shared_ptr<const CompiledPolicy> policy;
+};
+
+// Reports how far a replay is: which policy (index) and the fraction of virtual time done.
+using ReplayProgress = std::function<void(std::size_t policy, double fraction)>;
+
+// Replays one workload under every policy (identical arrivals) and measures each.
+Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, const runtime::Inventory& inventory,
+                                                      const std::vector<ReplayPolicy>& policies,
+                                                      const SimulationOptions& simulation,
+                                                      const MetricOptions& metrics, const ReplayProgress& progress = {});
+
+// Side-by-side comparison for a terminal, one table per workload.
+std::string render_table(const ReplayReport& report, bool color);
+// The JSON document of docs/REPLAY.md: byte-identical for identical inputs.
+std::string render_json(const ReplayReport& report);
+// One self-contained HTML page with inline SVG plots.
+std::string render_html(const ReplayReport& report);
+
+}  // namespace allot::simulator

@@ -1,0 +1,155 @@
+#include "map_fields.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "nearest.h"
+
+namespace allot::simulator {
+namespace {
+
+// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+Seconds days_from_civil(int year, unsigned month, unsigned day) {
+  year -= month <= 2 ? 1 : 0;
+  const int era = (year >= 0 ? year : year - 399) / 400;
+  const auto year_of_era = static_cast<unsigned>(year - era * 400);
+  const unsigned day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return static_cast<Seconds>(era) * 146097 + static_cast<Seconds>(day_of_era) - 719468;
+}
+
+Seconds epoch_seconds(const toml::date& date) {
+  return days_from_civil(date.year, date.month, date.day) * 86400;
+}
+
+}  // namespace
+
+std::optional<Seconds> parse_duration(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  Seconds total = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    Seconds number = 0;
+    const std::size_t digits_start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      number = number * 10 + (text[i++] - '0');
+      if (number > 1'000'000'000) return std::nullopt;
+    }
+    if (i == digits_start || i == text.size()) return std::nullopt;
+    const char unit = text[i++];
+    const Seconds scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+    if (scale == 0) return std::nullopt;
+    total += number * scale;
+  }
+  return total;
+}
+
+MapFields::MapFields(const toml::table& table, const std::string& file, std::string prefix)
+    : table_(table), file_(file), prefix_(std::move(prefix)) {}
+
+int MapFields::line() const { return static_cast<int>(table_.source().begin.line); }
+
+std::string MapFields::field_name(std::string_view key) const {
+  return prefix_.empty() ? std::string(key) : fmt::format("{}.{}", prefix_, key);
+}
+
+void MapFields::fail(std::string_view key, std::string message) {
+  if (error_) return;
+  const toml::node* node = table_.get(key);
+  const int at = node ? static_cast<int>(node->source().begin.line) : line();
+  error_ = TraceError{file_, at, field_name(key), std::move(message)};
+}
+
+std::string MapFields::text(std::string_view key) {
+  const auto value = optional_text(key);
+  if (!value) {
+    fail(key, fmt::format("`{}` is required", key));
+  } else if (value->empty()) {
+    fail(key, fmt::format("`{}` must not be empty", key));
+  }
+  return value.value_or("");
+}
+
+std::vector<std::string> MapFields::text_list(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  const toml::array* array = node ? node->as_array() : nullptr;
+  if (!array) return {text(key)};
+  std::vector<std::string> values;
+  for (const toml::node& item : *array) {
+    const auto* value = item.as_string();
+    if (!value || value->get().empty()) {
+      fail(key, fmt::format("expected `{}` to list non-empty strings", key));
+      return values;
+    }
+    values.push_back(value->get());
+  }
+  if (values.empty()) fail(key, fmt::format("`{}` lists nothing", key));
+  return values;
+}
+
+std::optional<std::string> MapFields::optional_text(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (!node) return std::nullopt;
+  if (const auto* value = node->as_string()) return value->get();
+  fail(key, "expected a string in double quotes");
+  return std::nullopt;
+}
+
+std::optional<int> MapFields::count(std::string_view key, int min, int max) {
+  const toml::node* node = table_.get(key);
+  if (!node) return std::nullopt;
+  const auto* value = node->as_integer();
+  if (!value || value->get() < min || value->get() > max) {
+    fail(key, fmt::format("expected a whole number from {} to {}", min, max));
+    return std::nullopt;
+  }
+  return static_cast<int>(value->get());
+}
+
+std::optional<Seconds> MapFields::duration(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (!node) return std::nullopt;
+  if (const auto* seconds = node->as_integer(); seconds && seconds->get() >= 0) return seconds->get();
+  if (const auto* text = node->as_string()) {
+    if (auto parsed = parse_duration(text->get())) return parsed;
+  }
+  fail(key, "expected a duration such as \"15m\", \"2h\" or \"1d\"");
+  return std::nullopt;
+}
+
+int MapFields::label(std::string_view key) {
+  const auto text = optional_text(key);
+  if (!text) return 0;
+  const std::vector<std::string> labels = {"none", "low", "medium", "high"};
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (*text == labels[i]) return static_cast<int>(i);
+  }
+  fail(key, fmt::format("unknown label `{}`; expected `high`, `medium`, `low` or `none`{}", *text,
+                        did_you_mean(*text, labels)));
+  return 0;
+}
+
+std::optional<Seconds> MapFields::timestamp(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (!node) return std::nullopt;
+  if (const auto* seconds = node->as_integer()) return seconds->get();
+  if (const auto* date = node->as_date()) return epoch_seconds(date->get());
+  if (const auto* value = node->as_date_time(); value && value->get().offset) {
+    const toml::date_time& time = value->get();
+    return epoch_seconds(time.date) + time.time.hour * 3600 + time.time.minute * 60 + time.time.second -
+           time.offset->minutes * 60;
+  }
+  fail(key, "expected a UTC date-time such as 2026-11-30T00:00:00Z");
+  return std::nullopt;
+}
+
+void MapFields::reject_unknown_keys(const std::vector<std::string>& known) {
+  for (const auto& [key, value] : table_) {
+    if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
+    fail(key.str(), fmt::format("unknown field `{}`{}", key.str(), did_you_mean(key.str(), known)));
+    return;
+  }
+}
+
+}  // namespace allot::simulator

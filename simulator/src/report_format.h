@@ -1,0 +1,22 @@
+// How reports write numbers: durations, percentages, gate text. Fixed
+// formats, so the same value always prints the same way.
+#pragma once
+
+#include <string>
+
+#include "allot/policy.h"
+
+namespace allot::simulator {
+
+// A duration for people: "0s", "45s", "12m", "2.5h", "3.2d".
+std::string format_duration(double seconds);
+// A fraction as a percentage: "97.3%".
+std::string format_percent(double fraction);
+// A gate as written in a policy: "p90_wait debug <= 5m", "share_delivery >= 95% over 7d".
+std::string gate_text(const GateInfo& gate);
+// Whether a gate's metric is a fraction (the others are durations).
+bool is_percent_metric(const std::string& metric);
+// A value of a gate's metric for people.
+std::string format_metric(const std::string& metric, double value);
+
+}  // namespace allot::simulator

@@ -1,0 +1,35 @@
+#include "report_groups.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report_format.h"
+
+namespace allot::simulator {
+
+const GroupMetrics* find_group(const std::vector<GroupMetrics>& groups, const std::string& name) {
+  for (const GroupMetrics& group : groups) {
+    if (group.name == name) return &group;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> group_names(const ScenarioReport& scenario, GroupList list) {
+  std::vector<std::string> names;
+  for (const PolicyMetrics& metrics : scenario.policies) {
+    for (const GroupMetrics& group : metrics.*list) {
+      if (std::find(names.begin(), names.end(), group.name) == names.end()) names.push_back(group.name);
+    }
+  }
+  return names;
+}
+
+std::string wait_summary(const GroupMetrics& group) {
+  std::string text = fmt::format("{} / {}", format_duration(group.p50_wait), format_duration(group.p90_wait));
+  const int waiting = group.jobs - group.started;
+  if (waiting > 0) text += fmt::format(" ({} never started)", waiting);
+  return text;
+}
+
+}  // namespace allot::simulator

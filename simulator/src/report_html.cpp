@@ -1,0 +1,213 @@
+// The HTML report: one self-contained page (inline CSS and SVG, no scripts, no
+// network) with each workload's comparison table, gates and plots.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "allot/simulator.h"
+#include "report_format.h"
+#include "report_groups.h"
+#include "svg_plot.h"
+#include "time_text.h"
+
+namespace allot::simulator {
+namespace {
+
+const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
+
+const char* color_of(std::size_t policy) { return kColors[policy % std::size(kColors)]; }
+
+const char* kStyle = R"(body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1500px}
+h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-bottom:1px solid #ccc;padding-bottom:4px}h3{font-size:15px}
+table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right}
+td:first-child,th:first-child{text-align:left}tr.section td{font-weight:600;padding-top:10px}
+.pass{color:#137333;font-weight:600}.fail{color:#b3261e;font-weight:600}.note{color:#555}
+.charts{display:flex;flex-wrap:wrap;gap:12px}.chart{width:480px;height:270px;background:#fff;border:1px solid #ddd}
+.grid{stroke:#eee}.frame{fill:none;stroke:#999}.axis{stroke:#999}.line{fill:none;stroke-width:1.8}
+.tick{font-size:10px;fill:#555}.title{font-size:13px;font-weight:600;fill:#222}.legend{font-size:11px;fill:#333})";
+
+template <class Cell>
+std::string table_row(const std::string& label, const ScenarioReport& scenario, Cell cell) {
+  std::string row = "<tr><td>" + escape_html(label) + "</td>";
+  for (const PolicyMetrics& metrics : scenario.policies) row += "<td>" + cell(metrics) + "</td>";
+  return row + "</tr>";
+}
+
+std::string section_row(const std::string& title, std::size_t columns) {
+  return fmt::format(R"(<tr class="section"><td colspan="{}">{}</td></tr>)", columns + 1, escape_html(title));
+}
+
+std::string waits_cell(const GroupMetrics* group) {
+  if (!group) return "-";
+  return escape_html(wait_summary(*group)) + fmt::format(" <span class=note>of {}</span>", group->jobs);
+}
+
+std::string wait_rows(const ScenarioReport& scenario, GroupList list) {
+  std::string html;
+  for (const std::string& name : group_names(scenario, list)) {
+    html += table_row(name, scenario, [&](const PolicyMetrics& m) { return waits_cell(find_group(m.*list, name)); });
+  }
+  return html;
+}
+
+std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) {
+  const std::size_t columns = scenario.policies.size();
+  std::string html = "<table><tr><th></th>";
+  for (const PolicyMetrics& metrics : scenario.policies) html += "<th>" + escape_html(metrics.name) + "</th>";
+  html += "</tr>" + section_row("wait p50 / p90 by class", columns);
+  html += table_row("all jobs", scenario, [](const PolicyMetrics& m) { return waits_cell(&m.all); });
+  html += wait_rows(scenario, &PolicyMetrics::classes);
+  html += section_row("wait p50 / p90 by size", columns);
+  html += wait_rows(scenario, &PolicyMetrics::sizes);
+  html += section_row("share delivered / owed", columns);
+  for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
+    html += table_row(name, scenario, [&](const PolicyMetrics& m) {
+      const GroupMetrics* group = find_group(m.programs, name);
+      if (!group || !group->share || group->share->owed <= 0) return std::string("-");
+      return format_percent(group->share->delivered / group->share->owed);
+    });
+  }
+  html += section_row("cluster", columns);
+  html += table_row("first progress p90", scenario, [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); });
+  html += table_row("max wait", scenario, [](const PolicyMetrics& m) { return format_duration(m.all.max_wait); });
+  html += table_row("starved (> " + format_duration(static_cast<double>(threshold)) + ")", scenario,
+                    [](const PolicyMetrics& m) { return std::to_string(m.all.starved); });
+  html += table_row("lost work", scenario, [](const PolicyMetrics& m) {
+    return fmt::format("{} ({:.1f} GPU-h)", format_percent(m.lost_work), m.all.lost_gpu_hours);
+  });
+  html += table_row("occupancy", scenario, [](const PolicyMetrics& m) { return format_percent(m.occupancy); });
+  html += table_row("fragmented (of free)", scenario, [](const PolicyMetrics& m) {
+    return fmt::format("{} ({:.1f} GPUs)", format_percent(m.fragmentation), m.fragmented_gpus);
+  });
+  html += table_row("unassigned share", scenario, [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); });
+  html += table_row("deadline SLO", scenario, [](const PolicyMetrics& m) {
+    return m.deadline_slo ? format_percent(*m.deadline_slo) : std::string("-");
+  });
+  return html + "</table>";
+}
+
+std::string gates_table(const ScenarioReport& scenario) {
+  std::string html = "<table><tr><th>policy</th><th>gate</th><th>measured</th><th>verdict</th><th>on what</th></tr>";
+  for (const PolicyMetrics& metrics : scenario.policies) {
+    for (const GateResult& gate : metrics.gates) {
+      const std::string value = gate.value ? format_metric(gate.gate.metric, *gate.value) : "n/a";
+      html += fmt::format(R"(<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class="{}">{}</td><td class=note>{}</td></tr>)",
+                          escape_html(metrics.name), escape_html(gate.text), value, gate.passed ? "pass" : "fail",
+                          gate.passed ? "pass" : "FAIL", escape_html(gate.detail));
+    }
+  }
+  return html + "</table>";
+}
+
+// Up to 200 points of a CDF of sorted waits (waits under a second drawn at one second).
+PlotLine wait_cdf(const GroupMetrics& group, std::size_t policy, const std::string& label) {
+  PlotLine line{label, color_of(policy), {}, {}};
+  const std::size_t n = group.waits.size(), points = std::min<std::size_t>(n, 200);
+  for (std::size_t k = 0; k < points; ++k) {
+    const std::size_t index = (k + 1) * n / points - 1;
+    line.x.push_back(std::max(1.0, group.waits[index]));
+    line.y.push_back(static_cast<double>(index + 1) / static_cast<double>(n));
+  }
+  return line;
+}
+
+std::string wait_charts(const ScenarioReport& scenario) {
+  std::string html;
+  std::vector<std::string> names = {"all"};
+  for (const std::string& name : group_names(scenario, &PolicyMetrics::classes)) names.push_back(name);
+  for (const std::string& name : names) {
+    std::vector<PlotLine> lines;
+    for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
+      const PolicyMetrics& m = scenario.policies[p];
+      const GroupMetrics* group = name == "all" ? &m.all : find_group(m.classes, name);
+      if (group && !group->waits.empty()) lines.push_back(wait_cdf(*group, p, m.name));
+    }
+    html += line_chart(lines, {"wait-time CDF: " + name, AxisFormat::duration, AxisFormat::percent, true, 0, 1.0, true});
+  }
+  return html;
+}
+
+// One line per policy of a per-point series picked by `values`; negative values break the line.
+template <class Values>
+std::vector<PlotLine> over_time(const ScenarioReport& scenario, Values values) {
+  std::vector<PlotLine> lines;
+  for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
+    const PolicyMetrics& m = scenario.policies[p];
+    PlotLine line{m.name, color_of(p), m.series.hours, values(m)};
+    for (double& y : line.y) y = y < 0 ? NAN : y;
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::string time_charts(const ScenarioReport& scenario) {
+  std::string html;
+  const std::vector<std::string> programs = group_names(scenario, &PolicyMetrics::programs);
+  for (std::size_t index = 0; index < programs.size(); ++index) {
+    const std::string& name = programs[index];
+    const auto lines = over_time(scenario, [&](const PolicyMetrics& m) {
+      for (std::size_t p = 0; p < m.programs.size(); ++p) {
+        if (m.programs[p].name == name && p < m.series.program_delivery.size()) return m.series.program_delivery[p];
+      }
+      return std::vector<double>(m.series.hours.size(), -1.0);
+    });
+    html += line_chart(lines, {"share delivered / owed: " + name, AxisFormat::days, AxisFormat::percent, false, 0, 1.05, false});
+  }
+  html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.occupancy; }),
+                     {"occupancy", AxisFormat::days, AxisFormat::percent, false, 0, 1.05, false});
+  html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.fragmented_gpus; }),
+                     {"fragmented GPUs (free, fit no waiting job)", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
+  html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.waiting_jobs; }),
+                     {"jobs waiting", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
+  return html;
+}
+
+std::string lost_work_chart(const ScenarioReport& scenario) {
+  std::vector<std::string> categories = group_names(scenario, &PolicyMetrics::classes);
+  std::vector<PlotLine> series;
+  for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
+    const PolicyMetrics& m = scenario.policies[p];
+    PlotLine bars{m.name, color_of(p), {}, {}};
+    for (const std::string& name : categories) {
+      const GroupMetrics* group = find_group(m.classes, name);
+      bars.y.push_back(group ? group->lost_gpu_hours : 0);
+    }
+    series.push_back(std::move(bars));
+  }
+  return bar_chart("work lost to preemption by class (GPU-hours)", categories, series, AxisFormat::number) +
+         line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.lost_gpu_hours; }),
+                    {"work lost over time (GPU-hours)", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
+}
+
+std::string scenario_section(const ScenarioReport& scenario, const ReplayReport& report) {
+  std::string html = fmt::format("<h2>{}</h2><p>{}</p><p class=note>{} jobs, {} to {}</p>", escape_html(scenario.workload),
+                                 escape_html(scenario.description), scenario.jobs, format_day(scenario.start),
+                                 format_day(scenario.end));
+  for (const std::string& note : scenario.notes) html += "<p class=note>note: " + escape_html(note) + "</p>";
+  html += comparison_table(scenario, report.starvation_threshold);
+  html += "<h3>gates</h3>" + gates_table(scenario);
+  html += "<h3>waiting</h3><div class=charts>" + wait_charts(scenario) + "</div>";
+  html += "<h3>share, occupancy and fragmentation over time</h3><div class=charts>" + time_charts(scenario) + "</div>";
+  html += "<h3>lost work</h3><div class=charts>" + lost_work_chart(scenario) + "</div>";
+  return html;
+}
+
+}  // namespace
+
+std::string render_html(const ReplayReport& report) {
+  std::string html = "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>allot replay: " +
+                     escape_html(report.cluster) + "</title><style>" + kStyle + "</style></head><body>";
+  html += fmt::format("<h1>allot replay on cluster <code>{}</code> ({} GPUs, {} nodes)</h1><p>policies: ",
+                      escape_html(report.cluster), report.cluster_gpus, report.cluster_nodes);
+  for (std::size_t p = 0; p < report.policies.size(); ++p) {
+    html += fmt::format(R"({}<span style="color:{}">&#9632;</span> <b>{}</b> <code>{}</code>)", p ? ", " : "",
+                        color_of(p), escape_html(report.policies[p].first), escape_html(report.policies[p].second));
+  }
+  if (report.seed) html += fmt::format("; seed {}", *report.seed);
+  html += "</p>";
+  for (const ScenarioReport& scenario : report.scenarios) html += scenario_section(scenario, report);
+  return html + "</body></html>\n";
+}
+
+}  // namespace allot::simulator

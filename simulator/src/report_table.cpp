@@ -1,0 +1,164 @@
+// The terminal comparison: one table per workload, one column per policy, the
+// seed's measures per class and per program, then each policy's gates.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "allot/simulator.h"
+#include "report_format.h"
+#include "report_groups.h"
+#include "time_text.h"
+
+namespace allot::simulator {
+namespace {
+
+// Rows of label + one cell per policy, printed with aligned columns.
+class Table {
+ public:
+  Table(std::vector<std::string> header, bool color) : header_(std::move(header)), color_(color) {}
+
+  void row(std::string label, std::vector<std::string> cells) { rows_.push_back({std::move(label), std::move(cells)}); }
+  void section(std::string title) { rows_.push_back({std::move(title), {}}); }
+
+  std::string render() const {
+    std::size_t label_width = 0;
+    std::vector<std::size_t> widths(header_.size(), 0);
+    for (std::size_t c = 0; c < header_.size(); ++c) widths[c] = header_[c].size();
+    for (const auto& [label, cells] : rows_) {
+      label_width = std::max(label_width, label.size());
+      for (std::size_t c = 0; c < cells.size() && c < widths.size(); ++c) widths[c] = std::max(widths[c], visible(cells[c]));
+    }
+    std::string out = fmt::format("  {:<{}}", "", label_width);
+    for (std::size_t c = 0; c < header_.size(); ++c) out += fmt::format("  {:>{}}", header_[c], widths[c]);
+    out += "\n";
+    for (const auto& [label, cells] : rows_) {
+      out += fmt::format("  {:<{}}", label, label_width);
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        out += std::string(2 + widths[c] - visible(cells[c]), ' ') + cells[c];
+      }
+      out += "\n";
+    }
+    return out;
+  }
+
+  // A verdict, coloured on a terminal.
+  std::string verdict(bool passed, const std::string& text) const {
+    if (!color_) return text;
+    return (passed ? "\x1b[32m" : "\x1b[31m") + text + "\x1b[0m";
+  }
+
+ private:
+  // Printed width without colour codes.
+  static std::size_t visible(const std::string& text) {
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\x1b') {
+        while (i < text.size() && text[i] != 'm') ++i;
+      } else {
+        ++width;
+      }
+    }
+    return width;
+  }
+
+  std::vector<std::string> header_;
+  bool color_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows_;
+};
+
+template <class Cell>
+std::vector<std::string> cells(const ScenarioReport& scenario, Cell cell) {
+  std::vector<std::string> out;
+  for (const PolicyMetrics& metrics : scenario.policies) out.push_back(cell(metrics));
+  return out;
+}
+
+void wait_rows(const ScenarioReport& scenario, Table& table, GroupList list) {
+  for (const std::string& name : group_names(scenario, list)) {
+    table.row("  " + name, cells(scenario, [&](const PolicyMetrics& m) {
+      const GroupMetrics* group = find_group(m.*list, name);
+      return group ? wait_summary(*group) : std::string("-");
+    }));
+  }
+}
+
+void class_rows(const ScenarioReport& scenario, Table& table) {
+  table.section("wait p50 / p90 by class");
+  table.row("  all jobs", cells(scenario, [](const PolicyMetrics& m) { return wait_summary(m.all); }));
+  wait_rows(scenario, table, &PolicyMetrics::classes);
+  table.section("wait p50 / p90 by size");
+  wait_rows(scenario, table, &PolicyMetrics::sizes);
+  table.row("first progress p90", cells(scenario, [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); }));
+  table.row("max wait", cells(scenario, [](const PolicyMetrics& m) { return format_duration(m.all.max_wait); }));
+}
+
+void program_rows(const ScenarioReport& scenario, Table& table) {
+  table.section("share delivered / owed");
+  for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
+    table.row("  " + name, cells(scenario, [&](const PolicyMetrics& m) {
+      const GroupMetrics* group = find_group(m.programs, name);
+      if (!group || !group->share || group->share->owed <= 0) return std::string("-");
+      return format_percent(group->share->delivered / group->share->owed);
+    }));
+  }
+}
+
+void cluster_rows(const ScenarioReport& scenario, Table& table, Seconds threshold) {
+  table.row(fmt::format("starved (> {})", format_duration(static_cast<double>(threshold))),
+            cells(scenario, [](const PolicyMetrics& m) { return fmt::format("{}", m.all.starved); }));
+  table.row("lost work", cells(scenario, [](const PolicyMetrics& m) {
+    return fmt::format("{} ({:.1f} GPU-h)", format_percent(m.lost_work), m.all.lost_gpu_hours);
+  }));
+  table.row("occupancy", cells(scenario, [](const PolicyMetrics& m) { return format_percent(m.occupancy); }));
+  table.row("fragmented (of free)", cells(scenario, [](const PolicyMetrics& m) {
+    return fmt::format("{} ({:.1f} GPUs)", format_percent(m.fragmentation), m.fragmented_gpus);
+  }));
+  table.row("unassigned share", cells(scenario, [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); }));
+  table.row("deadline SLO", cells(scenario, [](const PolicyMetrics& m) {
+    return m.deadline_slo ? format_percent(*m.deadline_slo) : std::string("-");
+  }));
+}
+
+void gate_rows(const ScenarioReport& scenario, Table& table) {
+  std::vector<std::string> texts;
+  for (const PolicyMetrics& metrics : scenario.policies) {
+    for (const GateResult& gate : metrics.gates) {
+      if (std::find(texts.begin(), texts.end(), gate.text) == texts.end()) texts.push_back(gate.text);
+    }
+  }
+  table.section("gates");
+  for (const std::string& text : texts) {
+    table.row("  " + text, cells(scenario, [&](const PolicyMetrics& m) {
+      for (const GateResult& gate : m.gates) {
+        if (gate.text != text) continue;
+        const std::string value = gate.value ? format_metric(gate.gate.metric, *gate.value) : "n/a";
+        return table.verdict(gate.passed, fmt::format("{} {}", gate.passed ? "pass" : "FAIL", value));
+      }
+      return std::string("-");
+    }));
+  }
+}
+
+}  // namespace
+
+std::string render_table(const ReplayReport& report, bool color) {
+  std::string out;
+  for (const ScenarioReport& scenario : report.scenarios) {
+    out += fmt::format("{}: {}\n  {} jobs, {} to {}, cluster `{}` ({} GPUs)\n", scenario.workload,
+                       scenario.description, scenario.jobs, format_day(scenario.start), format_day(scenario.end),
+                       report.cluster, report.cluster_gpus);
+    for (const std::string& note : scenario.notes) out += "  note: " + note + "\n";
+    std::vector<std::string> header;
+    for (const PolicyMetrics& metrics : scenario.policies) header.push_back(metrics.name);
+    Table table(header, color);
+    class_rows(scenario, table);
+    program_rows(scenario, table);
+    cluster_rows(scenario, table, report.starvation_threshold);
+    gate_rows(scenario, table);
+    out += table.render() + "\n";
+  }
+  return out;
+}
+
+}  // namespace allot::simulator

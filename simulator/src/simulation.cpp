@@ -1,0 +1,166 @@
+#include "simulation.h"
+
+#include <algorithm>
+
+#include "capacity_levels.h"
+#include "policy_units.h"
+
+namespace allot::simulator {
+
+Simulation::Simulation(const Workload& workload, const runtime::Inventory& inventory, const CompiledPolicy& policy,
+                       const SimulationOptions& options, std::vector<int> classes)
+    : workload_(workload),
+      policy_(policy),
+      options_(options),
+      classes_(std::move(classes)),
+      ledger_(ledger_config(policy.tables(), inventory)),
+      unit_(unit_weights(policy.tables(), inventory)),
+      capacity_rate_(capacity_rate(unit_, inventory)),
+      average_gpu_rate_(average_gpu_rate(unit_, inventory)),
+      book_(policy.tables(), ledger_.config().window),
+      timeline_(workload.start, workload.end, options.bucket, book_.programs().size()) {
+  state_.inventory = inventory;
+  state_.now = workload.start;
+  jobs_.resize(workload.jobs.size());
+  outcomes_.resize(workload.jobs.size());
+  for (std::size_t i = 0; i < workload.jobs.size(); ++i) {
+    index_.emplace(workload.jobs[i].id, static_cast<int>(i));
+    outcomes_[i].job_class = classes_[i];
+  }
+}
+
+SimulationResult Simulation::run() {
+  now_ = workload_.start;
+  schedule_node_events();
+  levels_ = cluster_levels(state_);
+  while (const auto next = next_time()) {
+    if (*next >= workload_.end) break;
+    advance_to(*next);
+    const bool waiting = !state_.pending.empty();
+    cycle_due_ |= handle_events();
+    const bool periodic = waiting && now_ >= last_cycle_ + options_.cycle_interval;
+    if ((cycle_due_ && now_ >= last_cycle_ + options_.min_cycle_gap) || periodic) {
+      run_cycles();
+      cycle_due_ = false;
+    }
+    levels_ = cluster_levels(state_);
+    report_progress();
+  }
+  advance_to(workload_.end);
+  finish();
+  result_.jobs = std::move(outcomes_);
+  result_.timeline = timeline_.timeline();
+  result_.programs = book_.programs();
+  result_.used_unit_hours = book_.used_hours();
+  result_.unassigned_unit_hours = book_.unassigned_hours();
+  return std::move(result_);
+}
+
+// The next arrival, event, or periodic cycle (only while jobs wait).
+std::optional<Seconds> Simulation::next_time() const {
+  std::optional<Seconds> next;
+  const auto consider = [&](Seconds at) { next = next ? std::min(*next, at) : at; };
+  if (next_arrival_ < workload_.jobs.size()) consider(workload_.jobs[next_arrival_].submitted);
+  if (!events_.empty()) consider(events_.top().at);
+  if (!state_.pending.empty()) consider(std::max(now_ + 1, last_cycle_ + options_.cycle_interval));
+  if (cycle_due_) consider(std::max(now_ + 1, last_cycle_ + options_.min_cycle_gap));
+  return next;
+}
+
+// Accounts for the interval since the last event at the levels it had.
+void Simulation::advance_to(Seconds time) {
+  time = std::max(time, now_);
+  timeline_.add_levels(now_, time, levels_);
+  book_.step(now_, time, capacity_rate_, timeline_);
+  now_ = time;
+  state_.now = time;
+}
+
+// Handles every event due now; true when the cluster changed so a cycle should run.
+bool Simulation::handle_events() {
+  bool changed = false;
+  while (!events_.empty() && events_.top().at <= now_) {
+    const Event event = events_.top();
+    events_.pop();
+    changed |= handle_event(event);
+  }
+  while (next_arrival_ < workload_.jobs.size() && workload_.jobs[next_arrival_].submitted <= now_) {
+    arrive(static_cast<int>(next_arrival_++));
+    ++result_.events;
+    changed = true;
+  }
+  return changed;
+}
+
+bool Simulation::handle_event(const Event& event) {
+  if (event.kind == EventKind::node_change) {
+    ++result_.events;
+    change_nodes(event);
+    return true;
+  }
+  const JobState& job = jobs_[static_cast<std::size_t>(event.job)];
+  if (job.status != Status::running || job.run != event.run) return false;  // stale
+  ++result_.events;
+  if (event.kind == EventKind::stop) return true;  // the cycle stops and requeues it
+  complete(event.job);
+  return !state_.pending.empty();
+}
+
+void Simulation::change_nodes(const Event& event) {
+  if (event.phase == 3) return;  // an inventory drain deadline: the cycle stops what is left
+  const Maintenance& maintenance = workload_.maintenance[static_cast<std::size_t>(event.maintenance)];
+  for (int node : maintenance.nodes) {
+    runtime::Node& changed = state_.inventory.nodes[static_cast<std::size_t>(node)];
+    changed.state = event.phase == 0 ? runtime::NodeState::drain
+                    : event.phase == 1 ? runtime::NodeState::down
+                                       : runtime::NodeState::up;
+    changed.drain_deadline = event.phase == 0 ? std::optional<Seconds>(maintenance.deadline) : std::nullopt;
+  }
+  capacity_rate_ = capacity_rate(unit_, state_.inventory);
+}
+
+void Simulation::push(Event event) {
+  event.sequence = sequence_++;
+  events_.push(event);
+}
+
+void Simulation::schedule_node_events() {
+  for (std::size_t m = 0; m < workload_.maintenance.size(); ++m) {
+    const Maintenance& maintenance = workload_.maintenance[m];
+    const Seconds times[] = {maintenance.drain_at, maintenance.deadline, maintenance.back_at};
+    for (int phase = 0; phase < 3; ++phase) {
+      push(Event{times[phase], EventKind::node_change, 0, -1, 0, static_cast<int>(m), phase});
+    }
+  }
+  for (const runtime::Node& node : state_.inventory.nodes) {
+    if (node.state == runtime::NodeState::drain && node.drain_deadline && *node.drain_deadline > now_) {
+      push(Event{*node.drain_deadline, EventKind::node_change, 0, -1, 0, -1, 3});
+    }
+  }
+}
+
+void Simulation::report_progress() {
+  if (!options_.progress) return;
+  const double span = static_cast<double>(std::max<Seconds>(1, workload_.end - workload_.start));
+  const double done = static_cast<double>(now_ - workload_.start) / span;
+  if (done - reported_ < 0.005) return;
+  reported_ = done;
+  options_.progress(std::min(1.0, done));
+}
+
+Expected<SimulationResult, std::string> simulate(const Workload& workload, const runtime::Inventory& inventory,
+                                                 const CompiledPolicy& policy, const SimulationOptions& options) {
+  auto classes = resolve_jobs(workload, policy.tables());
+  if (!classes) return unexpected(classes.error());
+  for (const Maintenance& maintenance : workload.maintenance) {
+    for (int node : maintenance.nodes) {
+      if (node < 0 || static_cast<std::size_t>(node) >= inventory.nodes.size()) {
+        return unexpected(std::string("a maintenance names a node the cluster does not have"));
+      }
+    }
+  }
+  Simulation simulation(workload, inventory, policy, options, std::move(*classes));
+  return simulation.run();
+}
+
+}  // namespace allot::simulator

@@ -1,0 +1,117 @@
+// The discrete-event loop. Virtual time jumps from event to event: arrivals,
+// completions, the stop of a preempted or drained job (its grace, checkpoint
+// or drain deadline), hosts draining, going down and coming back, and periodic
+// cycles while jobs wait. After each batch of events at one time the runtime's
+// cycle runs and its decisions are applied, exactly as a production driver
+// would. Checkpoints are periodic (the class's `checkpoint every`) and are
+// applied when they matter: before a cycle reads the jobs and when a job stops.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "allot/cycle.h"
+#include "allot/ledger.h"
+#include "allot/simulator.h"
+#include "entitlement_book.h"
+#include "timeline_builder.h"
+
+namespace allot::simulator {
+
+class Simulation {
+ public:
+  // `classes`: each job's class index under `policy` (resolve_jobs).
+  Simulation(const Workload& workload, const runtime::Inventory& inventory, const CompiledPolicy& policy,
+             const SimulationOptions& options, std::vector<int> classes);
+
+  SimulationResult run();
+
+ private:
+  enum class Status { future, waiting, running, done };
+  // Events at the same time run in this order: capacity first, then stops.
+  enum class EventKind { completion, node_change, stop };
+
+  // A job's life across its runs.
+  struct JobState {
+    Status status = Status::future;
+    Seconds saved = 0;  // work kept from earlier runs (checkpoints)
+    int run = 0;        // bumped at each start; events of older runs are stale
+    Seconds started = 0;
+    Seconds charged_until = 0;
+    double rate = 0;          // unit per hour while running
+    double pending_rate = 0;  // unit per hour of demand while waiting
+    int gpus = 0;
+    int account_node = 0;
+    const std::string* gpu_type = nullptr;  // of the current run's nodes
+  };
+
+  struct Event {
+    Seconds at = 0;
+    EventKind kind = EventKind::completion;
+    std::uint64_t sequence = 0;
+    int job = -1;
+    int run = 0;
+    int maintenance = -1;
+    int phase = 0;  // node changes: 0 drain, 1 down, 2 up, 3 a drain deadline from the inventory
+    bool operator>(const Event& other) const {
+      if (at != other.at) return at > other.at;
+      if (kind != other.kind) return kind > other.kind;
+      return sequence > other.sequence;
+    }
+  };
+
+  // simulation.cpp: the loop.
+  std::optional<Seconds> next_time() const;
+  void advance_to(Seconds time);
+  bool handle_events();
+  bool handle_event(const Event& event);
+  void change_nodes(const Event& event);
+  void push(Event event);
+  void schedule_node_events();
+  void report_progress();
+
+  // simulation_jobs.cpp: jobs moving between states.
+  void arrive(int job);
+  void run_cycles();
+  bool run_one_cycle();
+  void started(const runtime::Decision& decision);
+  void stopped(const runtime::RunningJob& job, Seconds at);
+  void complete(int job);
+  void close_run(int job, const runtime::RunningJob& running, Seconds at);
+  void charge(int job, const runtime::RunningJob& running, Seconds until);
+  void refresh_ledger();
+  void apply_checkpoints();
+  void finish();
+  runtime::JobRequest request_for(int job) const;
+  int index_of(const std::string& id) const;
+
+  const Workload& workload_;
+  const CompiledPolicy& policy_;
+  const SimulationOptions& options_;
+  std::vector<int> classes_;
+  runtime::ClusterState state_;
+  runtime::RollingLedger ledger_;
+  runtime::UnitWeights unit_;
+  double capacity_rate_ = 0;
+  double average_gpu_rate_ = 1;
+  EntitlementBook book_;
+  TimelineBuilder timeline_;
+  ClusterLevels levels_;
+  std::vector<JobState> jobs_;
+  std::vector<JobOutcome> outcomes_;
+  std::unordered_map<std::string, int> index_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::uint64_t sequence_ = 0;
+  std::size_t next_arrival_ = 0;
+  Seconds now_ = 0;
+  Seconds last_cycle_ = INT64_MIN / 2;
+  Seconds last_refresh_ = INT64_MIN / 2;
+  bool cycle_due_ = false;  // events changed the cluster since the last cycle
+  double reported_ = -1;
+  SimulationResult result_;
+};
+
+}  // namespace allot::simulator

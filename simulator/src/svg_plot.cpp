@@ -1,0 +1,203 @@
+#include "svg_plot.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report_format.h"
+
+namespace allot::simulator {
+namespace {
+
+constexpr double kWidth = 480, kHeight = 270;
+constexpr double kLeft = 58, kRight = 14, kTop = 46, kBottom = 30;
+
+// Maps data to pixels inside the plot area.
+struct Frame {
+  double x_min, x_max, y_min, y_max;
+  bool log_x;
+
+  double px(double x) const {
+    const double value = log_x ? std::log10(std::max(x, 1e-9)) : x;
+    const double low = log_x ? std::log10(x_min) : x_min, high = log_x ? std::log10(x_max) : x_max;
+    return kLeft + (high > low ? (value - low) / (high - low) : 0) * (kWidth - kLeft - kRight);
+  }
+  double py(double y) const {
+    const double clamped = std::clamp(y, y_min, y_max);
+    return kHeight - kBottom - (y_max > y_min ? (clamped - y_min) / (y_max - y_min) : 0) * (kHeight - kTop - kBottom);
+  }
+};
+
+// 1, 2 or 5 times a power of ten, near range / count.
+double nice_step(double range, int count) {
+  if (range <= 0) return 1;
+  const double raw = range / count, power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double factor : {1.0, 2.0, 5.0, 10.0}) {
+    if (raw <= factor * power) return factor * power;
+  }
+  return 10 * power;
+}
+
+std::string tick_label(double value, AxisFormat format) {
+  switch (format) {
+    case AxisFormat::percent: return fmt::format("{:.0f}%", value * 100);
+    case AxisFormat::duration: return format_duration(value);
+    case AxisFormat::days: return fmt::format("day {:g}", std::round(value / 24 * 10) / 10 + 1);
+    case AxisFormat::number: break;
+  }
+  return fmt::format("{:g}", std::round(value * 100) / 100);
+}
+
+std::vector<double> linear_ticks(double low, double high, AxisFormat format) {
+  double step = nice_step(high - low, 5);
+  if (format == AxisFormat::days) step = 24 * std::max(1.0, nice_step((high - low) / 24, 6));
+  std::vector<double> ticks;
+  for (double tick = std::ceil(low / step) * step; tick <= high + step * 1e-9; tick += step) ticks.push_back(tick);
+  return ticks;
+}
+
+std::vector<double> log_ticks(double low, double high) {
+  std::vector<double> ticks;
+  for (double tick : {1.0, 10.0, 60.0, 600.0, 3600.0, 6 * 3600.0, 86400.0, 7 * 86400.0, 30 * 86400.0}) {
+    if (tick >= low && tick <= high) ticks.push_back(tick);
+  }
+  return ticks;
+}
+
+std::string axes(const Frame& frame, const PlotOptions& options) {
+  std::string svg;
+  const std::vector<double> y_ticks = linear_ticks(frame.y_min, frame.y_max, options.y_format);
+  for (double tick : y_ticks) {
+    svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/>)", kLeft,
+                       kWidth - kRight, frame.py(tick), frame.py(tick));
+    svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="end">{}</text>)", kLeft - 4,
+                       frame.py(tick) + 3, tick_label(tick, options.y_format));
+  }
+  const std::vector<double> x_ticks = options.log_x ? log_ticks(frame.x_min, frame.x_max)
+                                                    : linear_ticks(frame.x_min, frame.x_max, options.x_format);
+  for (double tick : x_ticks) {
+    svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/>)", frame.px(tick),
+                       frame.px(tick), kTop, kHeight - kBottom);
+    svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{}</text>)", frame.px(tick),
+                       kHeight - kBottom + 14, tick_label(tick, options.x_format));
+  }
+  svg += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" class="frame"/>)", kLeft, kTop,
+                     kWidth - kLeft - kRight, kHeight - kTop - kBottom);
+  return svg;
+}
+
+std::string legend(const std::vector<PlotLine>& lines) {
+  std::string svg;
+  double x = kLeft;
+  for (const PlotLine& line : lines) {
+    svg += fmt::format(R"(<rect x="{:.1f}" y="27" width="10" height="10" fill="{}"/>)", x, line.color);
+    svg += fmt::format(R"(<text x="{:.1f}" y="36" class="legend">{}</text>)", x + 14, escape_html(line.label));
+    x += 24 + 7 * static_cast<double>(line.label.size());
+  }
+  return svg;
+}
+
+std::string path_of(const PlotLine& line, const Frame& frame, bool steps) {
+  std::string d;
+  bool open = false;
+  for (std::size_t i = 0; i < line.x.size() && i < line.y.size(); ++i) {
+    if (std::isnan(line.y[i]) || (frame.log_x && line.x[i] <= 0)) {
+      open = false;
+      continue;
+    }
+    const double x = frame.px(line.x[i]), y = frame.py(line.y[i]);
+    if (!open) {
+      d += fmt::format("M{:.1f} {:.1f}", x, y);
+    } else if (steps) {
+      d += fmt::format("H{:.1f}V{:.1f}", x, y);
+    } else {
+      d += fmt::format("L{:.1f} {:.1f}", x, y);
+    }
+    open = true;
+  }
+  return fmt::format(R"(<path d="{}" stroke="{}" class="line"/>)", d, line.color);
+}
+
+Frame frame_for(const std::vector<PlotLine>& lines, const PlotOptions& options) {
+  Frame frame{INFINITY, -INFINITY, options.y_min, options.y_max.value_or(-INFINITY), options.log_x};
+  for (const PlotLine& line : lines) {
+    for (std::size_t i = 0; i < line.x.size() && i < line.y.size(); ++i) {
+      if (std::isnan(line.y[i]) || (options.log_x && line.x[i] <= 0)) continue;
+      frame.x_min = std::min(frame.x_min, line.x[i]);
+      frame.x_max = std::max(frame.x_max, line.x[i]);
+      if (!options.y_max) frame.y_max = std::max(frame.y_max, line.y[i]);
+    }
+  }
+  if (!std::isfinite(frame.x_min)) {
+    frame.x_min = options.log_x ? 1 : 0;
+    frame.x_max = frame.x_min + 1;
+  }
+  if (frame.x_max <= frame.x_min) frame.x_max = frame.x_min * (options.log_x ? 10 : 1) + 1;
+  if (!std::isfinite(frame.y_max) || frame.y_max <= frame.y_min) frame.y_max = frame.y_min + 1;
+  if (!options.y_max) frame.y_max *= 1.05;  // headroom above the highest point
+  if (options.y_format == AxisFormat::percent && !options.y_max) frame.y_max = std::max(frame.y_max, 1.0);
+  return frame;
+}
+
+std::string chart_open(const std::string& title) {
+  return fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {:.0f} {:.0f}" class="chart" role="img" aria-label="{}"><text x="{:.0f}" y="16" class="title">{}</text>)",
+                     kWidth, kHeight, escape_html(title), kLeft, escape_html(title));
+}
+
+}  // namespace
+
+std::string line_chart(const std::vector<PlotLine>& lines, const PlotOptions& options) {
+  const Frame frame = frame_for(lines, options);
+  std::string svg = chart_open(options.title) + axes(frame, options) + legend(lines);
+  for (const PlotLine& line : lines) svg += path_of(line, frame, options.steps);
+  return svg + "</svg>";
+}
+
+std::string bar_chart(const std::string& title, const std::vector<std::string>& categories,
+                      const std::vector<PlotLine>& series, AxisFormat y_format) {
+  double top = 0;
+  for (const PlotLine& line : series) {
+    for (double y : line.y) top = std::max(top, y);
+  }
+  const Frame frame{0, static_cast<double>(std::max<std::size_t>(1, categories.size())), 0,
+                    top > 0 ? top * 1.1 : 1, false};
+  std::string svg = chart_open(title);
+  for (double tick : linear_ticks(frame.y_min, frame.y_max, y_format)) {
+    svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="end">{}</text>)",
+                       kLeft, kWidth - kRight, frame.py(tick), frame.py(tick), kLeft - 4, frame.py(tick) + 3,
+                       tick_label(tick, y_format));
+  }
+  const double group_width = (frame.px(1) - frame.px(0)) * 0.8;
+  const double bar_width = group_width / static_cast<double>(std::max<std::size_t>(1, series.size()));
+  for (std::size_t c = 0; c < categories.size(); ++c) {
+    const double left = frame.px(static_cast<double>(c)) + (frame.px(1) - frame.px(0)) * 0.1;
+    for (std::size_t s = 0; s < series.size(); ++s) {
+      const double value = c < series[s].y.size() ? series[s].y[c] : 0;
+      svg += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"><title>{}: {:.2f}</title></rect>)",
+                         left + bar_width * static_cast<double>(s), frame.py(value), std::max(1.0, bar_width - 2),
+                         frame.py(0) - frame.py(value), series[s].color, escape_html(series[s].label), value);
+    }
+    svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{}</text>)",
+                       left + group_width / 2, kHeight - kBottom + 14, escape_html(categories[c]));
+  }
+  svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="axis"/>)", kLeft,
+                     kWidth - kRight, frame.py(0), frame.py(0));
+  return svg + legend(series) + "</svg>";
+}
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace allot::simulator

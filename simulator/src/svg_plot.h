@@ -1,0 +1,42 @@
+// Small inline-SVG charts for the HTML report: line charts (linear or
+// logarithmic x) and grouped bars. Self-contained markup, no scripts.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace allot::simulator {
+
+// One line of a chart; a NaN y breaks the line.
+struct PlotLine {
+  std::string label;
+  std::string color;
+  std::vector<double> x;
+  std::vector<double> y;
+};
+
+// How a chart's axes are labelled.
+enum class AxisFormat { number, percent, duration, days };
+
+struct PlotOptions {
+  std::string title;
+  AxisFormat x_format = AxisFormat::number;
+  AxisFormat y_format = AxisFormat::number;
+  bool log_x = false;          // x values must be > 0
+  double y_min = 0;
+  std::optional<double> y_max;  // default: the largest y (at least 1 for percent)
+  bool steps = false;          // draw as a step function (CDFs)
+};
+
+// A line chart with axes, ticks and a legend.
+std::string line_chart(const std::vector<PlotLine>& lines, const PlotOptions& options);
+
+// Bars: one group per category, one bar per series (series colours and labels from `series`).
+std::string bar_chart(const std::string& title, const std::vector<std::string>& categories,
+                      const std::vector<PlotLine>& series, AxisFormat y_format);
+
+// Text safe inside HTML or SVG.
+std::string escape_html(const std::string& text);
+
+}  // namespace allot::simulator

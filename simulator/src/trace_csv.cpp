@@ -1,0 +1,146 @@
+// Reads trace CSVs (`job_id,submit_s,duration_s,gpus,group,user,status`):
+// the header names the columns, every error names the file, line and column.
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "allot/simulator.h"
+
+namespace allot::simulator {
+namespace {
+
+constexpr std::array<std::string_view, 7> kColumns = {"job_id", "submit_s", "duration_s", "gpus",
+                                                      "group",  "user",     "status"};
+
+// Splits one CSV line; double quotes may wrap a field ("" is a quote inside one).
+Expected<std::vector<std::string>, std::string> split_fields(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"' && (quoted || fields.back().empty())) {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  if (quoted) return unexpected(std::string("a quoted field is not closed"));
+  return fields;
+}
+
+// Column positions by name, from the header.
+using ColumnIndex = std::array<std::size_t, kColumns.size()>;
+
+Expected<ColumnIndex, TraceError> read_header(std::string_view line, const std::string& file) {
+  auto names = split_fields(line);
+  if (!names) return unexpected(TraceError{file, 1, "", names.error()});
+  ColumnIndex index{};
+  for (std::size_t c = 0; c < kColumns.size(); ++c) {
+    const auto found = std::find(names->begin(), names->end(), kColumns[c]);
+    if (found == names->end()) {
+      return unexpected(TraceError{file, 1, std::string(kColumns[c]),
+                                   fmt::format("the header has no `{}` column; a trace has the columns {}",
+                                               kColumns[c], fmt::join(kColumns, ","))});
+    }
+    index[c] = static_cast<std::size_t>(found - names->begin());
+  }
+  return index;
+}
+
+// A whole number in [min, max], or an error naming the column.
+Expected<std::int64_t, TraceError> whole_number(const std::string& text, std::int64_t min, std::int64_t max,
+                                                const std::string& file, int line, std::string_view column) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return unexpected(
+        TraceError{file, line, std::string(column), fmt::format("expected a whole number, found `{}`", text)});
+  }
+  if (value < min || value > max) {
+    return unexpected(TraceError{file, line, std::string(column),
+                                 fmt::format("`{}` is out of range; expected {} to {}", text, min, max)});
+  }
+  return value;
+}
+
+Expected<TraceRow, TraceError> read_row(const std::vector<std::string>& fields, const ColumnIndex& index,
+                                        const std::string& file, int line) {
+  TraceRow row;
+  row.line = line;
+  row.job_id = fields[index[0]];
+  row.group = fields[index[4]];
+  row.user = fields[index[5]];
+  row.status = fields[index[6]];
+  if (row.job_id.empty()) return unexpected(TraceError{file, line, "job_id", "the job id is empty"});
+  auto submit = whole_number(fields[index[1]], 0, INT64_MAX / 4, file, line, "submit_s");
+  if (!submit) return unexpected(submit.error());
+  auto duration = whole_number(fields[index[2]], 0, INT64_MAX / 4, file, line, "duration_s");
+  if (!duration) return unexpected(duration.error());
+  auto gpus = whole_number(fields[index[3]], 1, 1'000'000, file, line, "gpus");
+  if (!gpus) return unexpected(gpus.error());
+  row.submit = *submit;
+  row.duration = *duration;
+  row.gpus = static_cast<int>(*gpus);
+  return row;
+}
+
+std::string_view without_carriage_return(std::string_view line) {
+  return !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;
+}
+
+}  // namespace
+
+Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, const std::string& file) {
+  std::vector<TraceRow> rows;
+  std::optional<ColumnIndex> index;
+  std::unordered_map<std::string, int> seen;
+  int line_number = 0;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    const std::string_view line = without_carriage_return(text.substr(begin, end - begin));
+    begin = end + 1;
+    ++line_number;
+    if (!index) {
+      auto header = read_header(line, file);
+      if (!header) return unexpected(header.error());
+      index = *header;
+      continue;
+    }
+    if (line.empty()) continue;
+    auto fields = split_fields(line);
+    if (!fields) return unexpected(TraceError{file, line_number, "", fields.error()});
+    if (fields->size() != kColumns.size()) {
+      return unexpected(TraceError{file, line_number, "",
+                                   fmt::format("expected {} fields, found {}", kColumns.size(), fields->size())});
+    }
+    auto row = read_row(*fields, *index, file, line_number);
+    if (!row) return unexpected(row.error());
+    const auto [previous, fresh] = seen.emplace(row->job_id, line_number);
+    if (!fresh) {
+      return unexpected(TraceError{file, line_number, "job_id",
+                                   fmt::format("job `{}` appears twice (first on line {})", row->job_id, previous->second)});
+    }
+    rows.push_back(std::move(*row));
+  }
+  if (!index) return unexpected(TraceError{file, 0, "", "the file is empty; a trace starts with a header line"});
+  return rows;
+}
+
+Expected<std::vector<TraceRow>, TraceError> read_trace(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return unexpected(TraceError{path, 0, "", "cannot read the file"});
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_trace(text.str(), path);
+}
+
+}  // namespace allot::simulator

@@ -1,0 +1,178 @@
+// The `allot` executable as CI and people run it: exit codes (0 clean, 1
+// problems, 2 usage or I/O failure), folder arguments, colour only on a
+// terminal, and machine-readable output that parses.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;  // standard output only
+};
+
+// Runs a shell command with no input; returns its exit code and standard output.
+Run capture(const std::string& command) {
+  Run run;
+  FILE* pipe = popen((command + " </dev/null 2>/dev/null").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+// Runs `allot ARGUMENTS` with a pipe (not a terminal) as standard output.
+Run allot(const std::string& arguments, const std::string& environment = "") {
+  return capture(environment + " '" + ALLOT_BINARY + "' " + arguments);
+}
+
+// Runs `allot ARGUMENTS` on a pseudo-terminal (util-linux `script`).
+Run allot_on_terminal(const std::string& arguments, const std::string& environment) {
+  return capture(environment + " script -qec \"'" + ALLOT_BINARY + "' " + arguments + "\" /dev/null");
+}
+
+std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+std::string read_all(const fs::path& path) {
+  std::ifstream stream(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << stream.rdbuf();
+  return contents.str();
+}
+
+// A scratch folder for one test, removed afterwards.
+class ScratchFolder {
+ public:
+  ScratchFolder()
+      : path_(fs::temp_directory_path() /
+              ("allot-cli-test-" + std::to_string(getpid()) + "-" + std::to_string(next_++))) {
+    fs::create_directories(path_);
+  }
+  ~ScratchFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+
+  fs::path write(const std::string& relative, const std::string& text) const {
+    const fs::path file = path_ / relative;
+    fs::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  static inline int next_ = 0;
+  fs::path path_;
+};
+
+const fs::path kCleanPolicy = fs::path(ALLOT_SOURCE_DIR) / "tests/golden/check/clean-seed_company/input.allot";
+const std::string kSyntaxError = "policy broken {\n  unit gpu_hours { h100 = 1.0 }\n  window 7d\n  bogus\n}\n";
+
+}  // namespace
+
+TEST_CASE("allot check exits 0 on a clean policy", "[cli]") {
+  CHECK(allot("check --now 2026-12-01 " + quoted(kCleanPolicy)).exit_code == 0);
+}
+
+TEST_CASE("allot check exits 1 on an error", "[cli]") {
+  ScratchFolder scratch;
+  const Run run = allot("check --now 2026-12-01 " + quoted(scratch.write("broken.allot", kSyntaxError)));
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("error[syntax_error]") != std::string::npos);
+}
+
+TEST_CASE("allot check exits 1 on warnings only with --deny-warnings", "[cli]") {
+  // Eleven days before the seed's review dates (2026-12-31): a warning, no error.
+  const std::string arguments = "check --now 2026-12-20 " + quoted(kCleanPolicy);
+  const Run lenient = allot(arguments);
+  CHECK(lenient.exit_code == 0);
+  CHECK(lenient.out.find("warning[review_date_near]") != std::string::npos);
+  CHECK(lenient.out.find("error[") == std::string::npos);
+  CHECK(allot("check --deny-warnings --now 2026-12-20 " + quoted(kCleanPolicy)).exit_code == 1);
+}
+
+TEST_CASE("allot exits 2 on usage and I/O failures", "[cli]") {
+  ScratchFolder scratch;
+  CHECK(allot("check " + quoted(scratch.path() / "no-such-policy.allot")).exit_code == 2);
+  CHECK(allot("check --now 2026-13-45 " + quoted(kCleanPolicy)).exit_code == 2);
+  CHECK(allot("check --now tomorrow " + quoted(kCleanPolicy)).exit_code == 2);
+  CHECK(allot("check --frobnicate " + quoted(kCleanPolicy)).exit_code == 2);
+  CHECK(allot("check --format yaml " + quoted(kCleanPolicy)).exit_code == 2);
+  CHECK(allot("").exit_code == 2);
+}
+
+TEST_CASE("allot check on a folder checks every *.allot below it", "[cli]") {
+  ScratchFolder scratch;
+  scratch.write("team/clean.allot", read_all(kCleanPolicy));
+  scratch.write("team/nested/deeper/broken.allot", kSyntaxError);
+  scratch.write("team/notes.txt", "not a policy {{{");
+  const Run run = allot("check --now 2026-12-01 " + quoted(scratch.path() / "team"));
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("broken.allot:4:3") != std::string::npos);
+  CHECK(run.out.find("checked 2 files: 1 error") != std::string::npos);
+  CHECK(run.out.find("notes.txt") == std::string::npos);
+}
+
+TEST_CASE("allot check prints no colour codes unless writing to a terminal", "[cli]") {
+  ScratchFolder scratch;
+  const std::string arguments = "check --now 2026-12-01 " + quoted(scratch.write("broken.allot", kSyntaxError));
+  const Run piped = allot(arguments);
+  CHECK(piped.out.find("error[syntax_error]") != std::string::npos);
+  CHECK(piped.out.find('\x1b') == std::string::npos);
+  CHECK(allot(arguments, "NO_COLOR=1").out.find('\x1b') == std::string::npos);
+
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    WARN("`script` is not installed: the terminal half of this test did not run");
+    return;
+  }
+  const std::string coloured = allot_on_terminal(arguments, "env -u NO_COLOR").out;
+  CHECK(coloured.find("syntax_error") != std::string::npos);
+  CHECK(coloured.find('\x1b') != std::string::npos);
+  const std::string plain = allot_on_terminal(arguments, "NO_COLOR=1").out;
+  CHECK(plain.find("syntax_error") != std::string::npos);
+  CHECK(plain.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("allot check --format json, sarif and github print what their readers parse", "[cli]") {
+  ScratchFolder scratch;
+  const fs::path broken = scratch.write("broken.allot", kSyntaxError);
+  const std::string files = quoted(broken) + " " + quoted(kCleanPolicy);
+
+  const Run json = allot("check --format json --now 2026-12-01 " + files);
+  CHECK(json.exit_code == 1);
+  const nlohmann::json document = nlohmann::json::parse(json.out);
+  REQUIRE(document.at("diagnostics").size() == 1);
+  CHECK(document.at("diagnostics")[0].at("code") == "syntax_error");
+  CHECK(document.at("diagnostics")[0].at("file") == broken.string());
+  CHECK(json.out.find("checked") == std::string::npos);  // no text summary mixed in
+
+  const Run clean = allot("check --format json --now 2026-12-01 " + quoted(kCleanPolicy));
+  CHECK(clean.exit_code == 0);
+  CHECK(nlohmann::json::parse(clean.out).at("diagnostics").empty());
+
+  const Run sarif = allot("check --format sarif --now 2026-12-01 " + files);
+  CHECK(sarif.exit_code == 1);
+  const nlohmann::json log = nlohmann::json::parse(sarif.out);
+  CHECK(log.at("version") == "2.1.0");
+  CHECK(log.at("runs")[0].at("results")[0].at("ruleId") == "syntax_error");
+
+  const Run github = allot("check --format github --now 2026-12-01 " + files);
+  CHECK(github.exit_code == 1);
+  CHECK(github.out.starts_with("::error file="));
+  CHECK(github.out.find(",line=4,col=3,") != std::string::npos);
+}

@@ -1,0 +1,247 @@
+// Placement: GPU type, memory, multi-node jobs all-or-nothing in one block,
+// best fit that keeps whole nodes free, and fragmented capacity that is free
+// but useless to a large job.
+#include <catch2/catch.hpp>
+
+#include "cycle_support.h"
+
+namespace cycle_test {
+namespace {
+
+// Bigger jobs first, so each test controls the order by size; nothing is preempted.
+std::shared_ptr<const CompiledPolicy> biggest_first() {
+  static const auto policy = compile_text(two_team_policy("job.gpus", "false"));
+  return policy;
+}
+
+// Smaller jobs first.
+std::shared_ptr<const CompiledPolicy> smallest_first() {
+  static const auto policy = compile_text(two_team_policy("0 - job.gpus", "false"));
+  return policy;
+}
+
+JobRequest typed(const std::string& id, int gpus, const std::string& gpu_type) {
+  JobRequest request = job(id, "alpha", "work", gpus);
+  request.gpu_type = gpu_type;
+  return request;
+}
+
+JobRequest multi_node(const std::string& id, int nodes, int gpus_per_node) {
+  JobRequest request = job(id, "alpha", "work", gpus_per_node);
+  request.nodes = nodes;
+  return request;
+}
+
+// Busies `gpus` GPUs of each listed node with one beta job per node.
+void occupy(ClusterState& state, const std::vector<std::pair<int, int>>& node_gpus) {
+  for (const auto& [node, gpus] : node_gpus) {
+    state.running.push_back(running(job("busy-" + std::to_string(node), "beta", "work", gpus), {node}, kTuesday));
+  }
+}
+
+const Inventory& mixed_cluster() {
+  static const Inventory inventory = inventory_from(R"(
+[[node]]
+name = "a100-01"
+gpu_type = "a100"
+gpus = 8
+cpus = 64
+memory_gib = 512
+block = "rack-1"
+
+[[node]]
+name = "h100-01"
+gpu_type = "h100"
+gpus = 8
+cpus = 96
+memory_gib = 1024
+block = "rack-1"
+)");
+  return inventory;
+}
+
+}  // namespace
+
+TEST_CASE("a job runs only on the GPU type it asks for", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = mixed_cluster();
+  occupy(state, {{1, 6}});  // h100-01 has 2 free
+  state.pending = {typed("wants-h100", 2, "h100"), typed("wants-4-h100", 4, "h100"), typed("any-8", 8, ""),
+                   typed("wants-l40s", 1, "l40s")};
+
+  const CycleResult result = run_cycle(state, *smallest_first());
+
+  const Decision* h100 = decision_for(result, "wants-h100", DecisionKind::start);
+  REQUIRE(h100 != nullptr);
+  CHECK(h100->nodes == std::vector<int>{1});
+  const Decision* any = decision_for(result, "any-8", DecisionKind::start);
+  REQUIRE(any != nullptr);
+  CHECK(any->nodes == std::vector<int>{0});  // the only node with 8 free GPUs is an a100
+  const Decision* too_big = decision_for(result, "wants-4-h100", DecisionKind::skip);
+  REQUIRE(too_big != nullptr);
+  CHECK_THAT(too_big->reason, Catch::Contains("4 free h100 GPUs"));
+  const Decision* unknown = decision_for(result, "wants-l40s", DecisionKind::skip);
+  REQUIRE(unknown != nullptr);
+  CHECK(unknown->reason == "no node has GPU type `l40s`");
+}
+
+TEST_CASE("a job whose memory does not fit next to free GPUs waits", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 8);
+  RunningJob memory_hog = running(job("hog", "beta", "work", 1), {0}, kTuesday);
+  memory_hog.request.memory_gib_per_node = 1000;
+  state.running.push_back(memory_hog);
+  JobRequest wants_memory = job("wants-memory", "alpha", "work", 1);
+  wants_memory.memory_gib_per_node = 64;
+  JobRequest small = job("small", "alpha", "work", 1);
+  small.memory_gib_per_node = 16;
+  state.pending = {wants_memory, small};
+
+  const CycleResult result = run_cycle(state, *smallest_first());
+
+  const Decision* waits = decision_for(result, "wants-memory", DecisionKind::skip);
+  REQUIRE(waits != nullptr);
+  CHECK_THAT(waits->reason, Catch::Contains("64 GiB of memory"));
+  CHECK(decision_for(result, "small", DecisionKind::start) != nullptr);
+}
+
+TEST_CASE("a multi-node job starts on one block when one block can hold it", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(8, 8, "h100", 4);  // rack-1: nodes 0-3, rack-2: nodes 4-7
+  occupy(state, {{0, 8}, {1, 8}, {4, 8}});               // rack-1 has 2 whole nodes free, rack-2 has 3
+  state.pending = {multi_node("three-nodes", 3, 8)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  const Decision* start = decision_for(result, "three-nodes", DecisionKind::start);
+  REQUIRE(start != nullptr);
+  REQUIRE(start->nodes.size() == 3);
+  for (int node : start->nodes) CHECK(state.inventory.nodes[static_cast<std::size_t>(node)].block == 1);
+}
+
+TEST_CASE("a multi-node job spans blocks only when no block can hold it", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(8, 8, "h100", 4);
+  occupy(state, {{0, 8}, {1, 8}, {4, 8}});  // 2 + 3 whole nodes free
+  state.pending = {multi_node("four-nodes", 4, 8)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  const Decision* start = decision_for(result, "four-nodes", DecisionKind::start);
+  REQUIRE(start != nullptr);
+  std::set<int> blocks;
+  for (int node : start->nodes) blocks.insert(state.inventory.nodes[static_cast<std::size_t>(node)].block);
+  CHECK(start->nodes.size() == 4);
+  CHECK(blocks.size() == 2);
+}
+
+TEST_CASE("a multi-node job starts on all its nodes or on none", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(8, 8, "h100", 4);
+  occupy(state, {{0, 8}, {1, 8}, {4, 8}});  // 5 whole nodes free
+  state.pending = {multi_node("six-nodes", 6, 8), job("one-gpu", "alpha", "work", 1)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  const Decision* skipped = decision_for(result, "six-nodes", DecisionKind::skip);
+  REQUIRE(skipped != nullptr);
+  CHECK(skipped->reason == "needs 6 nodes with 8 free GPUs each; 5 nodes have them now");
+  CHECK(decision_for(result, "six-nodes", DecisionKind::start) == nullptr);
+  // Nothing was held back for the job that did not fit.
+  CHECK(decision_for(result, "one-gpu", DecisionKind::start) != nullptr);
+}
+
+TEST_CASE("best fit keeps a whole node free for an eight-GPU job", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(2, 8);
+  occupy(state, {{1, 6}});  // node-01 is empty, node-02 has 2 free
+  // The small job ranks first; first fit would put it on node-01 and leave no
+  // node with eight free GPUs.
+  state.pending = {job("one-gpu", "alpha", "work", 1), job("eight-gpus", "alpha", "work", 8)};
+
+  const CycleResult result = run_cycle(state, *smallest_first());
+
+  const Decision* small = decision_for(result, "one-gpu", DecisionKind::start);
+  const Decision* large = decision_for(result, "eight-gpus", DecisionKind::start);
+  REQUIRE(small != nullptr);
+  REQUIRE(large != nullptr);
+  CHECK(small->nodes == std::vector<int>{1});
+  CHECK(large->nodes == std::vector<int>{0});
+}
+
+TEST_CASE("eight free GPUs on four nodes do not fit an eight-GPU job", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(4, 8);
+  occupy(state, {{0, 6}, {1, 6}, {2, 6}, {3, 6}});  // 2 free on each node: 8 in total
+  state.pending = {job("eight-gpus", "alpha", "work", 8), job("two-gpus", "alpha", "work", 2)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  const Decision* large = decision_for(result, "eight-gpus", DecisionKind::skip);
+  REQUIRE(large != nullptr);
+  CHECK(large->reason == "no node has 8 free GPUs (the most on one node is 2)");
+  CHECK(decision_for(result, "two-gpus", DecisionKind::start) != nullptr);
+  CHECK(result.ranked_job_ids == std::vector<std::string>{"eight-gpus", "two-gpus"});
+}
+
+TEST_CASE("drained and down nodes take no new work", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(3, 8);
+  state.inventory.nodes[0].state = NodeState::drain;
+  state.inventory.nodes[1].state = NodeState::down;
+  state.pending = {job("first", "alpha", "work", 8), job("second", "alpha", "work", 8)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  const Decision* first = decision_for(result, "first", DecisionKind::start);
+  REQUIRE(first != nullptr);
+  CHECK(first->nodes == std::vector<int>{2});
+  CHECK(decision_for(result, "second", DecisionKind::skip) != nullptr);
+}
+
+TEST_CASE("reserved capacity is used only by the job it is reserved for", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 8);
+  occupy(state, {{0, 4}});
+  // Four GPUs are held for `owner` (freed for it earlier); a bigger job ranks first.
+  state.reservations.push_back(Reservation{"owner", {0}, kTuesday + 10 * kMinute, 4, 0, 0});
+  state.pending = {job("owner", "alpha", "work", 4), job("bigger", "alpha", "work", 8),
+                   job("other", "beta", "work", 4)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  CHECK(decision_for(result, "bigger", DecisionKind::skip) != nullptr);
+  const Decision* owner = decision_for(result, "owner", DecisionKind::start);
+  REQUIRE(owner != nullptr);
+  CHECK(owner->nodes == std::vector<int>{0});
+  CHECK(decision_for(result, "other", DecisionKind::skip) != nullptr);  // the node is full now
+  CHECK(result.reservations.empty());
+}
+
+TEST_CASE("a reservation lapses when its time is up or its job is gone", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(2, 8);
+  state.reservations.push_back(Reservation{"late", {0}, kTuesday, 8, 0, 0});               // until == now: over
+  state.reservations.push_back(Reservation{"cancelled", {1}, kTuesday + kHour, 8, 0, 0});  // not pending
+  state.pending = {job("late", "alpha", "work", 4), job("newcomer", "beta", "work", 8),
+                   job("second", "beta", "work", 8)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  CHECK(decision_for(result, "newcomer", DecisionKind::start) != nullptr);
+  CHECK(decision_for(result, "second", DecisionKind::start) != nullptr);
+  CHECK(decision_for(result, "late", DecisionKind::skip) != nullptr);
+  CHECK(result.reservations.empty());
+}
+
+}  // namespace cycle_test

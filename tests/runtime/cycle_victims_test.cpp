@@ -1,0 +1,295 @@
+// Preemption victims: who may be chosen (past protection, preemptible,
+// requeueable, accepted by `preempt`), which set is chosen (least lost work),
+// the shares it must keep, the capacity it reserves, and no preemption loops.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <random>
+
+#include "cycle_support.h"
+
+namespace cycle_test {
+namespace {
+
+// A contract protected for `protect` from `started`, resumable, no periodic checkpoint.
+Contract contract_from(Seconds started, Seconds protect = 0, Seconds grace = 0) {
+  Contract contract;
+  contract.protected_until = started + protect;
+  contract.grace = grace;
+  contract.resumable = true;
+  return contract;
+}
+
+// Beta's one-GPU job started an hour ago, last checkpointed `minutes_ago`.
+RunningJob beta_job(const std::string& id, int gpus, int minutes_ago,
+                    Contract contract = contract_from(kTuesday - kHour)) {
+  RunningJob job = running(cycle_test::job(id, "beta", "work", gpus, kTuesday - 2 * kHour), {0}, kTuesday - kHour,
+                           std::move(contract));
+  job.last_checkpoint = kTuesday - minutes_ago * kMinute;
+  return job;
+}
+
+ClusterState one_node(std::vector<RunningJob> jobs, std::vector<JobRequest> pending) {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 8);
+  state.running = std::move(jobs);
+  state.pending = std::move(pending);
+  return state;
+}
+
+std::shared_ptr<const CompiledPolicy> always_preempt() {
+  static const auto policy = compile_text(two_team_policy("job.wait / 1h", "true"));
+  return policy;
+}
+
+std::vector<RunningJob> full_of_beta(int minutes_ago_base = 1) {
+  std::vector<RunningJob> jobs;
+  for (int i = 0; i < 8; ++i) jobs.push_back(beta_job("b" + std::to_string(i), 1, minutes_ago_base + i));
+  return jobs;
+}
+
+}  // namespace
+
+TEST_CASE("a protected job is never chosen", "[cycle][victims]") {
+  std::vector<RunningJob> jobs;
+  for (int i = 0; i < 8; ++i) {
+    jobs.push_back(beta_job("b" + std::to_string(i), 1, 1, contract_from(kTuesday - 5 * kMinute, 10 * kMinute)));
+  }
+  ClusterState state = one_node(jobs, {job("alpha-1", "alpha", "work", 1)});
+
+  const CycleResult protected_now = run_cycle(state, *always_preempt());
+  CHECK(decisions_of(protected_now, DecisionKind::preempt).empty());
+  CHECK(decision_for(protected_now, "alpha-1", DecisionKind::skip) != nullptr);
+
+  state.now = kTuesday + 5 * kMinute;  // protection over
+  const CycleResult unprotected = run_cycle(state, *always_preempt());
+  CHECK(decisions_of(unprotected, DecisionKind::preempt).size() == 1);
+  CHECK(decision_for(unprotected, "alpha-1", DecisionKind::start) != nullptr);
+}
+
+TEST_CASE("non-preemptible and non-requeueable jobs are never chosen", "[cycle][victims]") {
+  std::vector<RunningJob> jobs = full_of_beta();
+  for (int i = 0; i < 3; ++i) jobs[static_cast<std::size_t>(i)].contract.preemptible = false;
+  for (int i = 3; i < 6; ++i) jobs[static_cast<std::size_t>(i)].request.requeueable = false;
+
+  SECTION("one GPU comes from a job that may be preempted") {
+    const CycleResult result = run_cycle(one_node(jobs, {job("alpha-1", "alpha", "work", 1)}), *always_preempt());
+    const auto victims = preempted_ids(result);
+    REQUIRE(victims.size() == 1);
+    CHECK((victims.count("b6") || victims.count("b7")));
+  }
+  SECTION("three GPUs cannot be freed from the two jobs that may be preempted") {
+    const CycleResult result = run_cycle(one_node(jobs, {job("alpha-3", "alpha", "work", 3)}), *always_preempt());
+    CHECK(decisions_of(result, DecisionKind::preempt).empty());
+    CHECK(decision_for(result, "alpha-3", DecisionKind::skip) != nullptr);
+  }
+}
+
+TEST_CASE("the set that loses the least work is chosen", "[cycle][victims]") {
+  SECTION("one GPU: the job that checkpointed last") {
+    const CycleResult result =
+        run_cycle(one_node(full_of_beta(3), {job("alpha-1", "alpha", "work", 1)}), *always_preempt());
+    const Decision* victim = decision_for(result, "b0", DecisionKind::preempt);
+    REQUIRE(victim != nullptr);
+    CHECK(victim->lost_gpu_seconds == 3 * kMinute);
+    CHECK(victim->for_job == "alpha-1");
+    CHECK(preempted_ids(result).size() == 1);
+  }
+  SECTION("two GPUs: two one-GPU jobs that lose less together than one two-GPU job") {
+    std::vector<RunningJob> jobs = {beta_job("two-gpus", 2, 5), beta_job("one-a", 1, 4), beta_job("one-b", 1, 4),
+                                    beta_job("four-gpus", 4, 60)};
+    const CycleResult result = run_cycle(one_node(jobs, {job("alpha-2", "alpha", "work", 2)}), *always_preempt());
+    CHECK(preempted_ids(result) == std::set<std::string>{"one-a", "one-b"});
+    const Decision* start = decision_for(result, "alpha-2", DecisionKind::start);
+    REQUIRE(start != nullptr);
+    CHECK_THAT(start->reason, Catch::Contains("after preempting 2 jobs"));
+  }
+}
+
+TEST_CASE("a multi-node job gets the block whose jobs lose the least work", "[cycle][victims]") {
+  // Two blocks of two 8-GPU nodes, full of beta's one-GPU jobs. Per job, work
+  // since the last checkpoint: node 0 1m, node 1 10m (rack-1: 88 GPU-minutes
+  // for both nodes), nodes 2 and 3 4m each (rack-2: 64 GPU-minutes).
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(4, 8, "h100", 2);
+  const int minutes_on_node[] = {1, 10, 4, 4};
+  for (int node = 0; node < 4; ++node) {
+    for (int i = 0; i < 8; ++i) {
+      RunningJob victim = beta_job(fmt::format("b{}-{}", node, i), 1, minutes_on_node[node]);
+      victim.nodes = {node};
+      state.running.push_back(victim);
+    }
+  }
+  JobRequest wide = job("alpha-wide", "alpha", "work", 8);
+  wide.nodes = 2;
+  state.pending = {wide};
+
+  const CycleResult result = run_cycle(state, *always_preempt());
+
+  const Decision* start = decision_for(result, "alpha-wide", DecisionKind::start);
+  REQUIRE(start != nullptr);
+  CHECK(std::set<int>(start->nodes.begin(), start->nodes.end()) == std::set<int>{2, 3});
+  const auto victims = decisions_of(result, DecisionKind::preempt);
+  CHECK(victims.size() == 16);
+  for (const Decision* victim : victims) CHECK((victim->nodes[0] == 2 || victim->nodes[0] == 3));
+}
+
+TEST_CASE("the policy's preempt predicate has the last word", "[cycle][victims]") {
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "victim.restarts < 1"));
+  std::vector<RunningJob> jobs = full_of_beta(1);
+  for (int i = 0; i < 7; ++i) jobs[static_cast<std::size_t>(i)].request.restarts = 1;  // b7 lost the most work
+
+  const CycleResult result = run_cycle(one_node(jobs, {job("alpha-1", "alpha", "work", 1)}), *policy);
+
+  CHECK(preempted_ids(result) == std::set<std::string>{"b7"});
+}
+
+TEST_CASE("preemption never pushes an account below its share", "[cycle][victims]") {
+  // 8 GPUs, 50/50: beta holds 5 (one over its 4), alpha holds 3.
+  std::vector<RunningJob> jobs;
+  for (int i = 0; i < 5; ++i) jobs.push_back(beta_job("b" + std::to_string(i), 1, 1));
+  for (int i = 0; i < 3; ++i) {
+    jobs.push_back(running(job("a" + std::to_string(i), "alpha", "pinned", 1), {0}, kTuesday - kHour, Contract{}));
+    jobs.back().contract.preemptible = false;
+  }
+
+  SECTION("taking one GPU leaves beta at its share") {
+    const CycleResult result = run_cycle(one_node(jobs, {job("alpha-1", "alpha", "work", 1)}), *always_preempt());
+    CHECK(preempted_ids(result).size() == 1);
+  }
+  SECTION("taking two would leave beta below it") {
+    const CycleResult result = run_cycle(one_node(jobs, {job("alpha-2", "alpha", "work", 2)}), *always_preempt());
+    CHECK(decisions_of(result, DecisionKind::preempt).empty());
+  }
+  SECTION("an account at its share preempts nobody") {
+    ClusterState state = one_node(jobs, {job("beta-1", "beta", "work", 1)});
+    const CycleResult result = run_cycle(state, *always_preempt());
+    CHECK(decisions_of(result, DecisionKind::preempt).empty());
+    const Decision* skip = decision_for(result, "beta-1", DecisionKind::skip);
+    REQUIRE(skip != nullptr);
+    CHECK_THAT(skip->reason, Catch::Contains("`beta` holds its share already"));
+  }
+}
+
+TEST_CASE("capacity freed by a preemption with a grace is reserved for its job", "[cycle][victims]") {
+  std::vector<RunningJob> jobs;
+  for (int i = 0; i < 8; ++i) {
+    jobs.push_back(beta_job("b" + std::to_string(i), 1, 1 + i, contract_from(kTuesday - kHour, 0, 5 * kMinute)));
+  }
+  ClusterState state = one_node(jobs, {job("owner", "alpha", "work", 1)});
+
+  const CycleResult first = run_cycle(state, *always_preempt());
+  const Decision* victim = decision_for(first, "b0", DecisionKind::preempt);
+  REQUIRE(victim != nullptr);
+  CHECK(victim->stops_at == kTuesday + 5 * kMinute);
+  CHECK(decision_for(first, "owner", DecisionKind::start) == nullptr);
+  REQUIRE(first.reservations.size() == 1);
+  CHECK(first.reservations[0].job_id == "owner");
+  CHECK(first.reservations[0].until == kTuesday + 15 * kMinute);  // victims' stop + reservation_ttl (10m)
+  apply_decisions(state, first);
+  REQUIRE(state.running.size() == 8);  // b0 still checkpoints
+  CHECK(state.running[0].stopping_at == kTuesday + 5 * kMinute);
+
+  SECTION("while the victim checkpoints, nobody preempts again for the same job") {
+    state.now = kTuesday + 2 * kMinute;
+    const CycleResult waiting = run_cycle(state, *always_preempt());
+    CHECK(decisions_of(waiting, DecisionKind::preempt).empty());
+    CHECK(waiting.reservations.size() == 1);
+  }
+  SECTION("once it stops, the job it was freed for starts there, ahead of a higher-ranked job") {
+    state.now = kTuesday + 5 * kMinute;
+    state.pending.push_back(job("intruder", "beta", "work", 1, kTuesday - kDay));  // waited longest: ranks first
+    const CycleResult second = run_cycle(state, *always_preempt());
+    CHECK(second.ranked_job_ids.front() == "intruder");
+    CHECK(decision_for(second, "intruder", DecisionKind::skip) != nullptr);
+    const Decision* start = decision_for(second, "owner", DecisionKind::start);
+    REQUIRE(start != nullptr);
+    CHECK(start->nodes == std::vector<int>{0});
+    CHECK(second.reservations.empty());
+    apply_decisions(state, second);
+    CHECK(state.running.size() == 8);
+    REQUIRE(!state.pending.empty());
+    CHECK(state.pending.back().id == "b0");  // requeued
+    CHECK(state.pending.back().restarts == 1);
+  }
+}
+
+TEST_CASE("a job never preempts work of its own account", "[cycle][victims]") {
+  // alpha (90%) holds 4 of 8 GPUs, well below its share; the rest are beta's and cannot be preempted.
+  std::vector<RunningJob> jobs;
+  for (int i = 0; i < 4; ++i) {
+    jobs.push_back(running(job("a" + std::to_string(i), "alpha", "work", 1), {0}, kTuesday - kHour,
+                           contract_from(kTuesday - kHour)));
+    jobs.push_back(beta_job("b" + std::to_string(i), 1, 1));
+    jobs.back().contract.preemptible = false;
+  }
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "true", 90));
+  const CycleResult result = run_cycle(one_node(jobs, {job("alpha-new", "alpha", "work", 1)}), *policy);
+  CHECK(decisions_of(result, DecisionKind::preempt).empty());
+  CHECK(decision_for(result, "alpha-new", DecisionKind::skip) != nullptr);
+}
+
+// Two teams with endless queues on 5 GPUs (2.5 each), with an adversarial
+// policy: the team that already holds more ranks first, and `preempt` accepts
+// anything. Jobs finish at random, so the teams keep crossing their shares.
+// Capacity taken from one team may only flow back after that team lost some
+// for another reason (one of its jobs finished): never preemption undoing preemption.
+TEST_CASE("adversarial queues show no preemption loop over 1,000 cycles", "[cycle][victims]") {
+  const auto policy = compile_text(two_team_policy("account.running_gpus", "true"));
+  Driver driver(uniform_inventory(1, 5), policy, kTuesday);
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int> runtime_minutes(10, 180);
+  int submitted = 0;
+  auto top_up = [&] {
+    std::map<std::string, int> waiting;
+    for (const JobRequest& pending : driver.state().pending) ++waiting[pending.account];
+    for (const std::string team : {"alpha", "beta"}) {
+      for (int i = waiting[team]; i < 4; ++i) {
+        JobRequest request = job(fmt::format("{}-{}", team, submitted++), team, "work", 1);
+        request.expected_runtime = runtime_minutes(random) * kMinute;
+        driver.submit(request);
+      }
+    }
+  };
+
+  struct Preemption {
+    Seconds at;
+    std::string taker;   // the requester's account
+    std::string victim;  // the victim's account
+  };
+  std::vector<Preemption> preemptions;
+  std::map<std::string, std::string> account_of;
+  for (int cycle = 0; cycle < 1000; ++cycle) {
+    top_up();
+    for (const JobRequest& pending : driver.state().pending) account_of[pending.id] = pending.account;
+    const CycleResult& result = driver.step(10 * kMinute);
+    for (const Decision* decision : decisions_of(result, DecisionKind::preempt)) {
+      preemptions.push_back({result.now, account_of.at(decision->for_job), decision->account});
+      // The victim's team keeps at least its share (2.5 GPUs, so 3) after the preemption.
+      CHECK(driver.gpus_by_account()[decision->account] >= 3);
+    }
+  }
+
+  // The adversarial policy does make preemptions happen...
+  CHECK(preemptions.size() >= 20);
+  // ...but a preemption is never reversed unless the taker's victim lost capacity by a job finishing in between.
+  std::size_t reversals_without_cause = 0;
+  for (std::size_t i = 0; i < preemptions.size(); ++i) {
+    for (std::size_t j = i + 1; j < preemptions.size(); ++j) {
+      const Preemption& first = preemptions[i];
+      const Preemption& later = preemptions[j];
+      if (later.taker != first.victim || later.victim != first.taker) continue;
+      const bool cause = std::any_of(driver.completions().begin(), driver.completions().end(), [&](const auto& done) {
+        return done.second == first.victim && done.first > first.at && done.first <= later.at;
+      });
+      if (!cause) ++reversals_without_cause;
+      break;  // only the next reversal of this preemption matters
+    }
+  }
+  CHECK(reversals_without_cause == 0);
+}
+
+}  // namespace cycle_test

@@ -1,0 +1,109 @@
+// The durable ledger: what is committed survives a restart, replays count
+// nothing, and a file that is not a ledger is an error value.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "allot/durable_ledger.h"
+#include "temp_folder.h"
+
+using allot::runtime::Charge;
+using allot::runtime::DurableLedger;
+using allot::runtime::LedgerConfig;
+using allot::runtime::ResourceUse;
+using allot::runtime::Seconds;
+
+namespace {
+
+constexpr Seconds kHour = 3600;
+constexpr Seconds kStart = 1'796'083'200;  // 2026-12-01T00:00:00Z
+
+Charge gpus(const char* account, const char* job, Seconds from, Seconds until, double count) {
+  return Charge{account, job, from, until, ResourceUse{"h100", count, 16, 128}};
+}
+
+std::unique_ptr<DurableLedger> open_ledger(const std::string& path, LedgerConfig config = {}) {
+  auto ledger = DurableLedger::open(path, config);
+  INFO((ledger ? "" : ledger.error().message));
+  REQUIRE(ledger);
+  return std::move(*ledger);
+}
+
+}  // namespace
+
+TEST_CASE("a reopened ledger has the usage it had, rebuilt from the database", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  const std::string path = folder.file("ledger.db");
+  {
+    auto ledger = open_ledger(path);
+    CHECK(*ledger->charge(gpus("exploration/ana", "a1", kStart, kStart + kHour, 6)) == 6.0);
+    const std::vector<Charge> batch = {gpus("product", "p1", kStart, kStart + kHour, 2),
+                                       gpus("exploration/ana", "a1", kStart + kHour, kStart + 2 * kHour, 6)};
+    CHECK(*ledger->charge_batch(batch) == 8.0);
+    CHECK(std::filesystem::exists(path + "-wal"));  // write-ahead logging is on
+  }
+  auto reopened = open_ledger(path);
+  const Seconds now = kStart + 2 * kHour;
+  CHECK(reopened->ledger().usage("exploration", now) == 12.0);
+  CHECK(reopened->ledger().usage("", now) == 14.0);
+  CHECK(reopened->ledger().charged_until("a1") == kStart + 2 * kHour);
+  CHECK(reopened->stored_keys()->size() == 3);
+}
+
+TEST_CASE("after a restart, replaying charges counts nothing twice", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  const std::string path = folder.file("ledger.db");
+  const Charge first = gpus("product", "p1", kStart, kStart + kHour, 4);
+  open_ledger(path)->charge(first);
+  auto reopened = open_ledger(path);
+  CHECK(*reopened->charge(first) == 0.0);
+  // The driver recharges the job from its start: only the new hour counts.
+  CHECK(*reopened->charge(gpus("product", "p1", kStart, kStart + 2 * kHour, 4)) == 4.0);
+  CHECK(reopened->ledger().usage("product", kStart + 2 * kHour) == 8.0);
+  CHECK(reopened->stored_keys()->size() == 2);
+}
+
+TEST_CASE("a batch counts overlapping charges of one job once", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  auto ledger = open_ledger(folder.file("ledger.db"));
+  const std::vector<Charge> batch = {gpus("product", "p1", kStart, kStart + kHour, 2),
+                                     gpus("product", "p1", kStart, kStart + kHour, 2),
+                                     gpus("product", "p1", kStart + kHour / 2, kStart + 2 * kHour, 2)};
+  CHECK(*ledger->charge_batch(batch) == 4.0);
+  CHECK(ledger->ledger().usage("product", kStart + 2 * kHour) == 4.0);
+  const auto keys = ledger->stored_keys();
+  CHECK(*keys == std::vector<std::pair<std::string, Seconds>>{{"p1", kStart + kHour}, {"p1", kStart + 2 * kHour}});
+}
+
+TEST_CASE("compaction deletes only intervals that left the window", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  const std::string path = folder.file("ledger.db");
+  auto ledger = open_ledger(path);
+  const Seconds now = kStart + 10 * 24 * kHour;
+  ledger->charge(gpus("product", "old", kStart, kStart + kHour, 8));
+  ledger->charge(gpus("product", "new", now - kHour, now, 8));
+  const double before = ledger->ledger().usage("product", now);
+  CHECK(*ledger->compact(now) == 1);
+  CHECK(ledger->ledger().usage("product", now) == before);
+  CHECK(open_ledger(path)->ledger().usage("product", now) == before);
+}
+
+TEST_CASE("a file that is not a ledger is an error naming it", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  const std::string path = folder.file("notes.txt");
+  std::ofstream(path) << "these are not the rows you are looking for, padded to be longer than a header.......\n";
+  auto ledger = DurableLedger::open(path, LedgerConfig{});
+  REQUIRE_FALSE(ledger);
+  CHECK(ledger.error().message == "ledger `" + path + "`: file is not a database");
+}
+
+TEST_CASE("a ledger with an impossible config is not opened", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  LedgerConfig config;
+  config.bucket_width = 0;
+  auto ledger = DurableLedger::open(folder.file("ledger.db"), config);
+  REQUIRE_FALSE(ledger);
+  CHECK(ledger.error().message ==
+        "ledger `" + folder.file("ledger.db") + "`: the bucket width must be longer than 0 seconds");
+}

@@ -1,0 +1,31 @@
+// A fresh folder under the system's temporary directory, removed with its
+// contents when the test ends.
+#pragma once
+
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include <unistd.h>
+
+class TempFolder {
+ public:
+  explicit TempFolder(const std::string& name) {
+    std::random_device entropy;
+    path_ = std::filesystem::temp_directory_path() /
+            (name + "-" + std::to_string(::getpid()) + "-" + std::to_string(entropy()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+
+  // A path inside the folder.
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};

@@ -1,0 +1,189 @@
+// Trace CSVs and mapping files: what a user gets when a row or a rule is
+// wrong (file, line, field), and how rows become jobs.
+#include <catch2/catch.hpp>
+
+#include "replay_support.h"
+
+namespace replay_test {
+namespace {
+
+const char* kHeader = "job_id,submit_s,duration_s,gpus,group,user,status\n";
+
+std::string trace_error(const std::string& rows) {
+  auto parsed = parse_trace(std::string(kHeader) + rows, "jobs.csv");
+  REQUIRE_FALSE(parsed);
+  return parsed.error().to_string();
+}
+
+std::string map_error(const std::string& toml) {
+  auto parsed = parse_trace_map(toml, "map.toml");
+  REQUIRE_FALSE(parsed);
+  return parsed.error().to_string();
+}
+
+const char* kMap = R"(start = 2026-11-30T00:00:00Z
+[[group]]
+name = "g1"
+account = "product"
+label = "high"
+[[group]]
+name = "g2"
+account = ["exploration/ana", "exploration/ben"]
+[[class]]
+name = "debug"
+max_gpus = 1
+max_duration = "15m"
+[[class]]
+name = "train"
+protect = "2h"
+)";
+
+TraceMap saas_map() {
+  auto map = parse_trace_map(kMap, "map.toml");
+  REQUIRE(map);
+  return *map;
+}
+
+}  // namespace
+
+TEST_CASE("trace rows are read by the header's column names", "[simulator][trace]") {
+  auto rows = parse_trace("gpus,job_id,submit_s,duration_s,group,user,status\r\n4,j1,10,600,g1,,completed\r\n", "t.csv");
+  REQUIRE(rows);
+  REQUIRE(rows->size() == 1);
+  CHECK((*rows)[0].job_id == "j1");
+  CHECK((*rows)[0].gpus == 4);
+  CHECK((*rows)[0].submit == 10);
+  CHECK((*rows)[0].duration == 600);
+  CHECK((*rows)[0].line == 2);
+}
+
+TEST_CASE("trace errors name the file, the line and the column", "[simulator][trace]") {
+  CHECK(trace_error("j1,0,60,two,g1,,completed\n") ==
+        "jobs.csv:2: field `gpus`: expected a whole number, found `two`");
+  CHECK(trace_error("j1,0,60,1,g1,,completed\nj2,-5,60,1,g1,,completed\n") ==
+        "jobs.csv:3: field `submit_s`: `-5` is out of range; expected 0 to 2305843009213693951");
+  CHECK(trace_error("j1,0,60,0,g1,,completed\n") == "jobs.csv:2: field `gpus`: `0` is out of range; expected 1 to 1000000");
+  CHECK(trace_error("j1,0,60,1,g1\n") == "jobs.csv:2: expected 7 fields, found 5");
+  CHECK(trace_error("j1,0,60,1,g1,,completed\n\nj1,5,60,1,g1,,completed\n") ==
+        "jobs.csv:4: field `job_id`: job `j1` appears twice (first on line 2)");
+  CHECK(trace_error("\"j1,0,60,1,g1,,completed\n") == "jobs.csv:2: a quoted field is not closed");
+
+  auto missing = parse_trace("job_id,submit_s,duration_s,group,user,status\n", "jobs.csv");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().to_string() ==
+        "jobs.csv:1: field `gpus`: the header has no `gpus` column; a trace has the columns "
+        "job_id,submit_s,duration_s,gpus,group,user,status");
+  CHECK_FALSE(read_trace("/nonexistent/trace.csv"));
+}
+
+TEST_CASE("mapping errors name the line and the field, with a suggestion", "[simulator][trace]") {
+  CHECK(map_error("[[group]]\nname = \"g1\"\naccunt = \"product\"\n") ==
+        "map.toml:3: field `group[1].accunt`: unknown field `accunt`; did you mean `account`?");
+  CHECK(map_error("[[class]]\nname = \"debug\"\nmax_duration = \"15 minutes\"\n") ==
+        "map.toml:3: field `class[1].max_duration`: expected a duration such as \"15m\", \"2h\" or \"1d\"");
+  CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\nlabel = \"urgent\"\n[[class]]\nname = \"x\"\n") ==
+        "map.toml:4: field `group[1].label`: unknown label `urgent`; expected `high`, `medium`, `low` or `none`");
+  CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\n") ==
+        "map.toml:1: field `class`: the map has no [[class]] rules; add one per class, the last without conditions");
+  CHECK(map_error("start = \"monday\"\n") == "map.toml:1: field `start`: expected a UTC date-time such as 2026-11-30T00:00:00Z");
+  CHECK_THAT(map_error("[[group]\n"), Catch::StartsWith("map.toml:1: "));
+}
+
+TEST_CASE("a mapping is checked against each policy's tree and classes", "[simulator][trace]") {
+  const auto saas = compile_file("policies/saas.allot");
+  CHECK_FALSE(check_trace_map(saas_map(), saas->tables()));
+
+  auto map = saas_map();
+  map.accounts[1].accounts[0] = "exploration/anna";
+  const auto account = check_trace_map(map, saas->tables());
+  REQUIRE(account);
+  CHECK(account->to_string() ==
+        "map.toml:6: field `group[2].account`: policy `saas` has no leaf account `exploration/anna`; did you mean "
+        "`exploration/ana`?");
+
+  map = saas_map();
+  map.accounts[0].accounts[0] = "exploration";
+  const auto inner = check_trace_map(map, saas->tables());
+  REQUIRE(inner);
+  CHECK_THAT(inner->to_string(), Catch::Contains("policy `saas` has no leaf account `exploration`"));
+
+  map = saas_map();
+  map.classes[1].job_class = "trian";
+  const auto job_class = check_trace_map(map, saas->tables());
+  REQUIRE(job_class);
+  CHECK(job_class->to_string() == "map.toml:13: field `class[2].name`: policy `saas` has no class `trian`; did you mean `train`?");
+}
+
+TEST_CASE("trace rows become jobs: accounts, classes, whole nodes, left-out jobs", "[simulator][trace]") {
+  const auto cluster = cluster_file("examples/clusters/research-1000gpu.toml");
+  auto rows = parse_trace(std::string(kHeader) +
+                              "small,0,600,1,g1,,completed\n"
+                              "wide,60,7200,16,g1,,completed\n"
+                              "odd,120,7200,12,g2,,failed\n"
+                              "huge,180,7200,4096,g2,,completed\n"
+                              "late,999999,60,1,g1,,completed\n",
+                          "jobs.csv");
+  REQUIRE(rows);
+  auto workload = trace_workload(*rows, saas_map(), cluster, "jobs.csv", 1);
+  REQUIRE(workload);
+  REQUIRE(workload->jobs.size() == 3);
+  const WorkloadJob& small = workload->jobs[0];
+  CHECK(small.job_class == "debug");
+  CHECK(small.account == "product");
+  CHECK(small.label == 3);
+  CHECK(small.submitted == kDefaultStart);
+  CHECK(small.origin == "jobs.csv:2");
+  const WorkloadJob& wide = workload->jobs[1];
+  CHECK(wide.job_class == "train");
+  CHECK(wide.nodes == 2);
+  CHECK(wide.gpus_per_node == 8);
+  CHECK(wide.requested_protect == 2 * kHour);
+  const WorkloadJob& odd = workload->jobs[2];
+  CHECK(odd.nodes == 2);  // 12 GPUs take two whole nodes
+  CHECK((odd.account == "exploration/ana" || odd.account == "exploration/ben"));
+  REQUIRE(workload->notes.size() == 2);
+  CHECK(workload->notes[0] == "1 jobs need more GPUs than cluster `research` holds and were left out");
+  CHECK(workload->notes[1] == "1 jobs submitted after the replay's end were left out");
+}
+
+TEST_CASE("a trace row the mapping cannot place is an error at its line", "[simulator][trace]") {
+  const auto cluster = cluster_file("examples/clusters/saas-8gpu.toml");
+  auto rows = parse_trace(std::string(kHeader) + "a,0,60,1,g1,,completed\nb,0,60,1,g9,,completed\n", "jobs.csv");
+  REQUIRE(rows);
+  auto unmapped = trace_workload(*rows, saas_map(), cluster, "jobs.csv", std::nullopt);
+  REQUIRE_FALSE(unmapped);
+  CHECK(unmapped.error().to_string() ==
+        "jobs.csv:3: field `group`: group `g9` is not mapped; add a [[group]] with name = \"g9\" or a [default] to "
+        "map.toml");
+
+  auto map = saas_map();
+  map.classes.pop_back();  // only `debug` (1 GPU, 15 minutes) is left
+  auto rows_long = parse_trace(std::string(kHeader) + "a,0,3600,1,g1,,completed\n", "jobs.csv");
+  auto no_class = trace_workload(*rows_long, map, cluster, "jobs.csv", std::nullopt);
+  REQUIRE_FALSE(no_class);
+  CHECK_THAT(no_class.error().to_string(), Catch::StartsWith("jobs.csv:2: field `gpus`: no [[class]] rule of map.toml"));
+}
+
+TEST_CASE("a job its class cannot take is named with its trace line", "[simulator][trace]") {
+  const auto saas = compile_file("policies/saas.allot");
+  auto map = saas_map();
+  map.classes[0].max_gpus = 2;  // debug allows 1
+  auto rows = parse_trace(std::string(kHeader) + "pair,0,60,2,g1,,completed\n", "jobs.csv");
+  auto workload = trace_workload(*rows, map, cluster_file("examples/clusters/saas-8gpu.toml"), "jobs.csv", 1);
+  REQUIRE(workload);
+  auto resolved = resolve_jobs(*workload, saas->tables());
+  REQUIRE_FALSE(resolved);
+  CHECK(resolved.error() == "jobs.csv:2: job `pair`: asks for 2 GPUs; class `debug` allows at most 1 (policy `saas`)");
+}
+
+TEST_CASE("the example mappings fit the policies they are written for", "[simulator][trace]") {
+  auto saas_map_file = load_trace_map(std::string(ALLOT_SOURCE_DIR) + "/examples/workloads/philly_map.toml");
+  REQUIRE(saas_map_file);
+  CHECK_FALSE(check_trace_map(*saas_map_file, compile_file("policies/saas.allot")->tables()));
+  CHECK_FALSE(check_trace_map(*saas_map_file, compile_file("policies/baseline_labels.allot")->tables()));
+  auto large = load_trace_map(std::string(ALLOT_SOURCE_DIR) + "/examples/workloads/philly_large_org_map.toml");
+  REQUIRE(large);
+  CHECK_FALSE(check_trace_map(*large, compile_file("policies/large_org.allot")->tables()));
+}
+
+}  // namespace replay_test
