@@ -26,7 +26,7 @@ int run_fmt(const FmtArguments& arguments);
 
 struct CompileArguments {
   std::string path;
-  std::string emit;             // "", ir, llvm or asm
+  std::string emit;            // "", ir, llvm or asm
   std::string engine = "jit";  // jit or interp
   std::string now;             // YYYY-MM-DD, empty for today
 };
@@ -39,7 +39,7 @@ struct ReplayArguments {
   std::uint64_t seed = 1;
   std::string trace;
   std::string map;
-  int days = 0;  // 0: 7 for scenarios, the whole trace
+  int days = 0;      // 0: 7 for scenarios, the whole trace
   std::string json;  // file, "-" for stdout
   std::string html;
   std::string engine = "jit";  // jit or interp

@@ -40,11 +40,14 @@ int main(int argc, char** argv) {
   replay_command->add_option("--policy", replay.policies, "A policy to replay, as NAME=FILE (repeat to compare)")
       ->required();
   replay_command->add_option("--cluster", replay.cluster, "The cluster inventory (TOML)")->required();
-  auto* scenario_option = replay_command->add_option("--scenario", replay.scenario, "normal, burst, large, drain or all")
-                              ->check(CLI::IsMember({"normal", "burst", "large", "drain", "all"}));
-  replay_command->add_option("--seed", replay.seed, "Seed of the scenario generator (default 1)")->needs(scenario_option);
-  auto* trace_option = replay_command->add_option("--trace", replay.trace, "A trace CSV to replay instead of a scenario")
-                           ->excludes(scenario_option);
+  auto* scenario_option =
+      replay_command->add_option("--scenario", replay.scenario, "normal, burst, large, drain or all")
+          ->check(CLI::IsMember({"normal", "burst", "large", "drain", "all"}));
+  replay_command->add_option("--seed", replay.seed, "Seed of the scenario generator (default 1)")
+      ->needs(scenario_option);
+  auto* trace_option =
+      replay_command->add_option("--trace", replay.trace, "A trace CSV to replay instead of a scenario")
+          ->excludes(scenario_option);
   replay_command->add_option("--map", replay.map, "Where the trace's groups and jobs go (TOML)")->needs(trace_option);
   replay_command->add_option("--days", replay.days, "Days to replay (default: 7, or the whole trace)")
       ->check(CLI::PositiveNumber);

@@ -136,7 +136,8 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
   if (!all) return code;
   simulator::ReplayReport report = empty_report(arguments, inventory, *policies);
   for (const Workload& workload : *all) {
-    auto scenario = simulator::replay_workload(workload, inventory, *policies, {}, {}, progress_bar(workload.name, *policies));
+    auto scenario =
+        simulator::replay_workload(workload, inventory, *policies, {}, {}, progress_bar(workload.name, *policies));
     if (stderr_is_terminal()) std::cerr << "\r\x1b[K" << std::flush;
     if (!scenario) {
       std::cerr << "allot: " << scenario.error() << "\n";

@@ -47,8 +47,8 @@ std::optional<std::string> admission_problem(const ClassInfo& info, const Worklo
     return fmt::format("asks for {} nodes; class `{}` allows at most {}", job.nodes, info.name, info.max_nodes);
   }
   if (info.max_runtime > 0 && static_cast<double>(job.work) > info.max_runtime) {
-    return fmt::format("runs {}; class `{}` allows at most {}", duration_text(static_cast<double>(job.work)),
-                       info.name, duration_text(info.max_runtime));
+    return fmt::format("runs {}; class `{}` allows at most {}", duration_text(static_cast<double>(job.work)), info.name,
+                       duration_text(info.max_runtime));
   }
   if (info.deadline_required && !job.deadline) {
     return fmt::format("has no deadline; class `{}` requires one", info.name);

@@ -13,7 +13,7 @@
 namespace allot::simulator {
 
 struct DemandOptions {
-  double load = 1.3;  // offered GPU-hours per GPU-hour of capacity on an average weekday
+  double load = 1.3;                  // offered GPU-hours per GPU-hour of capacity on an average weekday
   double largest_program_load = 0.8;  // the largest program's demand, as a fraction of its share
   Seconds start = 0;
   Seconds end = 0;

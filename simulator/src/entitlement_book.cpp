@@ -76,8 +76,8 @@ void EntitlementBook::add_load(int node, double demand, double usage) {
 }
 
 void EntitlementBook::refresh_shares(Seconds now) {
-  const auto passed = static_cast<std::size_t>(std::upper_bound(boundaries_.begin(), boundaries_.end(), now) -
-                                               boundaries_.begin());
+  const auto passed =
+      static_cast<std::size_t>(std::upper_bound(boundaries_.begin(), boundaries_.end(), now) - boundaries_.begin());
   if (passed == boundaries_passed_) return;
   boundaries_passed_ = passed;
   const runtime::SharesInForce in_force = runtime::shares_in_force(tables_, now);

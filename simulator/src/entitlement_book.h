@@ -48,8 +48,8 @@ class EntitlementBook {
   const PolicyTables& tables_;
   runtime::AccountTree tree_;
   Seconds window_hours_ = 168;
-  std::vector<int> policy_index_;  // by tree node
-  std::vector<double> shares_;     // by tree node, of the cluster, in force
+  std::vector<int> policy_index_;    // by tree node
+  std::vector<double> shares_;       // by tree node, of the cluster, in force
   std::vector<Seconds> boundaries_;  // exception starts and expiries, sorted
   std::size_t boundaries_passed_ = SIZE_MAX;
   std::vector<runtime::AccountLoad> loads_;  // by tree node, own

@@ -67,7 +67,7 @@ bool compare(double value, const std::string& op, double threshold) {
 
 // The measured value of a gate's metric, with a note on what it is.
 std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, const PolicyTables& tables,
-                                                        const PolicyMetrics& metrics, const SimulationResult& result) {
+                                                       const PolicyMetrics& metrics, const SimulationResult& result) {
   const std::string& metric = gate.metric;
   if (metric == "share_delivery") {
     const auto worst = worst_delivery(result, gate.window.value_or(tables.window));
@@ -81,7 +81,8 @@ std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, con
   if (metric == "unassigned_share") return {metrics.unassigned_share, "of GPU-time delivered"};
   if (metric == "deadline_slo") {
     if (!metrics.deadline_slo) return {std::nullopt, "no deadline jobs"};
-    return {*metrics.deadline_slo, fmt::format("{} of {} deadline jobs", metrics.all.deadline_met, metrics.all.deadline_jobs)};
+    return {*metrics.deadline_slo,
+            fmt::format("{} of {} deadline jobs", metrics.all.deadline_met, metrics.all.deadline_jobs)};
   }
   const GroupMetrics* group = class_group(metrics, gate.subject);
   if (!group || group->jobs == 0) return {std::nullopt, fmt::format("no `{}` jobs", gate.subject)};

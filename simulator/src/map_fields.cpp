@@ -19,9 +19,7 @@ Seconds days_from_civil(int year, unsigned month, unsigned day) {
   return static_cast<Seconds>(era) * 146097 + static_cast<Seconds>(day_of_era) - 719468;
 }
 
-Seconds epoch_seconds(const toml::date& date) {
-  return days_from_civil(date.year, date.month, date.day) * 86400;
-}
+Seconds epoch_seconds(const toml::date& date) { return days_from_civil(date.year, date.month, date.day) * 86400; }
 
 }  // namespace
 

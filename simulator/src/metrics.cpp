@@ -94,7 +94,8 @@ void cluster_totals(const SimulationResult& result, const Workload& workload, Po
   const double used = sum(timeline.used_gpu_seconds);
   metrics.occupancy = ratio(used, sum(timeline.capacity_gpu_seconds));
   metrics.fragmentation = ratio(sum(timeline.fragmented_gpu_seconds), sum(timeline.free_gpu_seconds));
-  metrics.fragmented_gpus = ratio(sum(timeline.fragmented_gpu_seconds), static_cast<double>(workload.end - workload.start));
+  metrics.fragmented_gpus =
+      ratio(sum(timeline.fragmented_gpu_seconds), static_cast<double>(workload.end - workload.start));
   metrics.unassigned_share = ratio(result.unassigned_unit_hours, result.used_unit_hours);
   metrics.lost_work = ratio(sum(timeline.lost_gpu_seconds), used);
   if (metrics.all.deadline_jobs > 0) {
@@ -143,7 +144,8 @@ PolicyMetrics measure(const Workload& workload, const SimulationResult& result, 
   cluster_totals(result, workload, metrics);
   metrics.series = downsample(result, options.max_points);
   metrics.gates = evaluate_gates(tables, metrics, result);
-  metrics.gates_passed = std::all_of(metrics.gates.begin(), metrics.gates.end(), [](const GateResult& gate) { return gate.passed; });
+  metrics.gates_passed =
+      std::all_of(metrics.gates.begin(), metrics.gates.end(), [](const GateResult& gate) { return gate.passed; });
   metrics.events = result.events;
   metrics.cycles = result.cycles;
   return metrics;

@@ -5,8 +5,8 @@ namespace allot::simulator {
 
 Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, const runtime::Inventory& inventory,
                                                       const std::vector<ReplayPolicy>& policies,
-                                                      const SimulationOptions& simulation,
-                                                      const MetricOptions& metrics, const ReplayProgress& progress) {
+                                                      const SimulationOptions& simulation, const MetricOptions& metrics,
+                                                      const ReplayProgress& progress) {
   ScenarioReport report;
   report.workload = workload.name;
   report.description = workload.description;

@@ -18,7 +18,8 @@ const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7
 
 const char* color_of(std::size_t policy) { return kColors[policy % std::size(kColors)]; }
 
-const char* kStyle = R"(body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1500px}
+const char* kStyle =
+    R"(body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1500px}
 h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-bottom:1px solid #ccc;padding-bottom:4px}h3{font-size:15px}
 table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right}
 td:first-child,th:first-child{text-align:left}tr.section td{font-weight:600;padding-top:10px}
@@ -69,7 +70,8 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
     });
   }
   html += section_row("cluster", columns);
-  html += table_row("first progress p90", scenario, [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); });
+  html += table_row("first progress p90", scenario,
+                    [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); });
   html += table_row("max wait", scenario, [](const PolicyMetrics& m) { return format_duration(m.all.max_wait); });
   html += table_row("starved (> " + format_duration(static_cast<double>(threshold)) + ")", scenario,
                     [](const PolicyMetrics& m) { return std::to_string(m.all.starved); });
@@ -80,7 +82,8 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
   html += table_row("fragmented (of free)", scenario, [](const PolicyMetrics& m) {
     return fmt::format("{} ({:.1f} GPUs)", format_percent(m.fragmentation), m.fragmented_gpus);
   });
-  html += table_row("unassigned share", scenario, [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); });
+  html += table_row("unassigned share", scenario,
+                    [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); });
   html += table_row("deadline SLO", scenario, [](const PolicyMetrics& m) {
     return m.deadline_slo ? format_percent(*m.deadline_slo) : std::string("-");
   });
@@ -92,9 +95,10 @@ std::string gates_table(const ScenarioReport& scenario) {
   for (const PolicyMetrics& metrics : scenario.policies) {
     for (const GateResult& gate : metrics.gates) {
       const std::string value = gate.value ? format_metric(gate.gate.metric, *gate.value) : "n/a";
-      html += fmt::format(R"(<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class="{}">{}</td><td class=note>{}</td></tr>)",
-                          escape_html(metrics.name), escape_html(gate.text), value, gate.passed ? "pass" : "fail",
-                          gate.passed ? "pass" : "FAIL", escape_html(gate.detail));
+      html += fmt::format(
+          R"(<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class="{}">{}</td><td class=note>{}</td></tr>)",
+          escape_html(metrics.name), escape_html(gate.text), value, gate.passed ? "pass" : "fail",
+          gate.passed ? "pass" : "FAIL", escape_html(gate.detail));
     }
   }
   return html + "</table>";
@@ -123,7 +127,8 @@ std::string wait_charts(const ScenarioReport& scenario) {
       const GroupMetrics* group = name == "all" ? &m.all : find_group(m.classes, name);
       if (group && !group->waits.empty()) lines.push_back(wait_cdf(*group, p, m.name));
     }
-    html += line_chart(lines, {"wait-time CDF: " + name, AxisFormat::duration, AxisFormat::percent, true, 0, 1.0, true});
+    html +=
+        line_chart(lines, {"wait-time CDF: " + name, AxisFormat::duration, AxisFormat::percent, true, 0, 1.0, true});
   }
   return html;
 }
@@ -152,12 +157,14 @@ std::string time_charts(const ScenarioReport& scenario) {
       }
       return std::vector<double>(m.series.hours.size(), -1.0);
     });
-    html += line_chart(lines, {"share delivered / owed: " + name, AxisFormat::days, AxisFormat::percent, false, 0, 1.05, false});
+    html += line_chart(
+        lines, {"share delivered / owed: " + name, AxisFormat::days, AxisFormat::percent, false, 0, 1.05, false});
   }
   html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.occupancy; }),
                      {"occupancy", AxisFormat::days, AxisFormat::percent, false, 0, 1.05, false});
-  html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.fragmented_gpus; }),
-                     {"fragmented GPUs (free, fit no waiting job)", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
+  html += line_chart(
+      over_time(scenario, [](const PolicyMetrics& m) { return m.series.fragmented_gpus; }),
+      {"fragmented GPUs (free, fit no waiting job)", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
   html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.waiting_jobs; }),
                      {"jobs waiting", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
   return html;
@@ -181,9 +188,9 @@ std::string lost_work_chart(const ScenarioReport& scenario) {
 }
 
 std::string scenario_section(const ScenarioReport& scenario, const ReplayReport& report) {
-  std::string html = fmt::format("<h2>{}</h2><p>{}</p><p class=note>{} jobs, {} to {}</p>", escape_html(scenario.workload),
-                                 escape_html(scenario.description), scenario.jobs, format_day(scenario.start),
-                                 format_day(scenario.end));
+  std::string html = fmt::format("<h2>{}</h2><p>{}</p><p class=note>{} jobs, {} to {}</p>",
+                                 escape_html(scenario.workload), escape_html(scenario.description), scenario.jobs,
+                                 format_day(scenario.start), format_day(scenario.end));
   for (const std::string& note : scenario.notes) html += "<p class=note>note: " + escape_html(note) + "</p>";
   html += comparison_table(scenario, report.starvation_threshold);
   html += "<h3>gates</h3>" + gates_table(scenario);
@@ -196,8 +203,9 @@ std::string scenario_section(const ScenarioReport& scenario, const ReplayReport&
 }  // namespace
 
 std::string render_html(const ReplayReport& report) {
-  std::string html = "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>allot replay: " +
-                     escape_html(report.cluster) + "</title><style>" + kStyle + "</style></head><body>";
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>allot replay: " + escape_html(report.cluster) +
+      "</title><style>" + kStyle + "</style></head><body>";
   html += fmt::format("<h1>allot replay on cluster <code>{}</code> ({} GPUs, {} nodes)</h1><p>policies: ",
                       escape_html(report.cluster), report.cluster_gpus, report.cluster_nodes);
   for (std::size_t p = 0; p < report.policies.size(); ++p) {

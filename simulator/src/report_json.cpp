@@ -33,7 +33,8 @@ Json group_json(const GroupMetrics& group) {
   json["jobs"] = group.jobs;
   json["started"] = group.started;
   json["completed"] = group.completed;
-  json["wait_s"] = {{"p50", fixed(group.p50_wait, 1)}, {"p90", fixed(group.p90_wait, 1)}, {"max", fixed(group.max_wait, 1)}};
+  json["wait_s"] = {
+      {"p50", fixed(group.p50_wait, 1)}, {"p90", fixed(group.p90_wait, 1)}, {"max", fixed(group.max_wait, 1)}};
   json["first_progress_s"] = {{"p50", fixed(group.p50_first_progress, 1)}, {"p90", fixed(group.p90_first_progress, 1)}};
   json["starved"] = group.starved;
   json["gpu_hours"] = fixed(group.gpu_hours, 3);

@@ -27,7 +27,8 @@ class Table {
     for (std::size_t c = 0; c < header_.size(); ++c) widths[c] = header_[c].size();
     for (const auto& [label, cells] : rows_) {
       label_width = std::max(label_width, label.size());
-      for (std::size_t c = 0; c < cells.size() && c < widths.size(); ++c) widths[c] = std::max(widths[c], visible(cells[c]));
+      for (std::size_t c = 0; c < cells.size() && c < widths.size(); ++c)
+        widths[c] = std::max(widths[c], visible(cells[c]));
     }
     std::string out = fmt::format("  {:<{}}", "", label_width);
     for (std::size_t c = 0; c < header_.size(); ++c) out += fmt::format("  {:>{}}", header_[c], widths[c]);
@@ -77,9 +78,9 @@ std::vector<std::string> cells(const ScenarioReport& scenario, Cell cell) {
 void wait_rows(const ScenarioReport& scenario, Table& table, GroupList list) {
   for (const std::string& name : group_names(scenario, list)) {
     table.row("  " + name, cells(scenario, [&](const PolicyMetrics& m) {
-      const GroupMetrics* group = find_group(m.*list, name);
-      return group ? wait_summary(*group) : std::string("-");
-    }));
+                const GroupMetrics* group = find_group(m.*list, name);
+                return group ? wait_summary(*group) : std::string("-");
+              }));
   }
 }
 
@@ -89,7 +90,8 @@ void class_rows(const ScenarioReport& scenario, Table& table) {
   wait_rows(scenario, table, &PolicyMetrics::classes);
   table.section("wait p50 / p90 by size");
   wait_rows(scenario, table, &PolicyMetrics::sizes);
-  table.row("first progress p90", cells(scenario, [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); }));
+  table.row("first progress p90",
+            cells(scenario, [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); }));
   table.row("max wait", cells(scenario, [](const PolicyMetrics& m) { return format_duration(m.all.max_wait); }));
 }
 
@@ -97,10 +99,10 @@ void program_rows(const ScenarioReport& scenario, Table& table) {
   table.section("share delivered / owed");
   for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
     table.row("  " + name, cells(scenario, [&](const PolicyMetrics& m) {
-      const GroupMetrics* group = find_group(m.programs, name);
-      if (!group || !group->share || group->share->owed <= 0) return std::string("-");
-      return format_percent(group->share->delivered / group->share->owed);
-    }));
+                const GroupMetrics* group = find_group(m.programs, name);
+                if (!group || !group->share || group->share->owed <= 0) return std::string("-");
+                return format_percent(group->share->delivered / group->share->owed);
+              }));
   }
 }
 
@@ -108,16 +110,17 @@ void cluster_rows(const ScenarioReport& scenario, Table& table, Seconds threshol
   table.row(fmt::format("starved (> {})", format_duration(static_cast<double>(threshold))),
             cells(scenario, [](const PolicyMetrics& m) { return fmt::format("{}", m.all.starved); }));
   table.row("lost work", cells(scenario, [](const PolicyMetrics& m) {
-    return fmt::format("{} ({:.1f} GPU-h)", format_percent(m.lost_work), m.all.lost_gpu_hours);
-  }));
+              return fmt::format("{} ({:.1f} GPU-h)", format_percent(m.lost_work), m.all.lost_gpu_hours);
+            }));
   table.row("occupancy", cells(scenario, [](const PolicyMetrics& m) { return format_percent(m.occupancy); }));
   table.row("fragmented (of free)", cells(scenario, [](const PolicyMetrics& m) {
-    return fmt::format("{} ({:.1f} GPUs)", format_percent(m.fragmentation), m.fragmented_gpus);
-  }));
-  table.row("unassigned share", cells(scenario, [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); }));
+              return fmt::format("{} ({:.1f} GPUs)", format_percent(m.fragmentation), m.fragmented_gpus);
+            }));
+  table.row("unassigned share",
+            cells(scenario, [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); }));
   table.row("deadline SLO", cells(scenario, [](const PolicyMetrics& m) {
-    return m.deadline_slo ? format_percent(*m.deadline_slo) : std::string("-");
-  }));
+              return m.deadline_slo ? format_percent(*m.deadline_slo) : std::string("-");
+            }));
 }
 
 void gate_rows(const ScenarioReport& scenario, Table& table) {
@@ -130,13 +133,13 @@ void gate_rows(const ScenarioReport& scenario, Table& table) {
   table.section("gates");
   for (const std::string& text : texts) {
     table.row("  " + text, cells(scenario, [&](const PolicyMetrics& m) {
-      for (const GateResult& gate : m.gates) {
-        if (gate.text != text) continue;
-        const std::string value = gate.value ? format_metric(gate.gate.metric, *gate.value) : "n/a";
-        return table.verdict(gate.passed, fmt::format("{} {}", gate.passed ? "pass" : "FAIL", value));
-      }
-      return std::string("-");
-    }));
+                for (const GateResult& gate : m.gates) {
+                  if (gate.text != text) continue;
+                  const std::string value = gate.value ? format_metric(gate.gate.metric, *gate.value) : "n/a";
+                  return table.verdict(gate.passed, fmt::format("{} {}", gate.passed ? "pass" : "FAIL", value));
+                }
+                return std::string("-");
+              }));
   }
 }
 
@@ -145,9 +148,9 @@ void gate_rows(const ScenarioReport& scenario, Table& table) {
 std::string render_table(const ReplayReport& report, bool color) {
   std::string out;
   for (const ScenarioReport& scenario : report.scenarios) {
-    out += fmt::format("{}: {}\n  {} jobs, {} to {}, cluster `{}` ({} GPUs)\n", scenario.workload,
-                       scenario.description, scenario.jobs, format_day(scenario.start), format_day(scenario.end),
-                       report.cluster, report.cluster_gpus);
+    out += fmt::format("{}: {}\n  {} jobs, {} to {}, cluster `{}` ({} GPUs)\n", scenario.workload, scenario.description,
+                       scenario.jobs, format_day(scenario.start), format_day(scenario.end), report.cluster,
+                       report.cluster_gpus);
     for (const std::string& note : scenario.notes) out += "  note: " + note + "\n";
     std::vector<std::string> header;
     for (const PolicyMetrics& metrics : scenario.policies) header.push_back(metrics.name);

@@ -48,14 +48,13 @@ void burst(const ScenarioContext& context, const ScenarioOptions& options, Rando
   const Seconds from = event_day(options) + 10 * kHour;
   const int count = std::max(20, 4 * context.capacity_gpus);
   for (int i = 0; i < count; ++i) {
-    WorkloadJob job = sample_job(JobKind::debug, from + static_cast<Seconds>(random.uniform(0, 30 * kMinute)),
-                                 context, random);
+    WorkloadJob job =
+        sample_job(JobKind::debug, from + static_cast<Seconds>(random.uniform(0, 30 * kMinute)), context, random);
     job.account = pick_leaf(sweep, random);
     workload.jobs.push_back(std::move(job));
   }
-  workload.description =
-      fmt::format("normal demand plus a burst: `{}` submits {} one-GPU jobs of 2-15 minutes within 30 minutes",
-                  sweep.name, count);
+  workload.description = fmt::format(
+      "normal demand plus a burst: `{}` submits {} one-GPU jobs of 2-15 minutes within 30 minutes", sweep.name, count);
 }
 
 // The largest program submits one training run on half the nodes of the most common type.
@@ -72,10 +71,9 @@ void large(const ScenarioContext& context, const ScenarioOptions& options, Rando
   job.label = 3;
   job.account = pick_leaf(owner, random);
   workload.jobs.push_back(job);
-  workload.description =
-      fmt::format("normal demand plus one training run of `{}` on {} node{} x {} GPUs{} for 24 hours", owner.name,
-                  job.nodes, job.nodes == 1 ? "" : "s", job.gpus_per_node,
-                  job.gpu_type.empty() ? "" : fmt::format(" ({})", job.gpu_type));
+  workload.description = fmt::format(
+      "normal demand plus one training run of `{}` on {} node{} x {} GPUs{} for 24 hours", owner.name, job.nodes,
+      job.nodes == 1 ? "" : "s", job.gpus_per_node, job.gpu_type.empty() ? "" : fmt::format(" ({})", job.gpu_type));
 }
 
 // A quarter of the up nodes, a block (rack) at a time, largest block first.
@@ -87,8 +85,9 @@ std::vector<int> maintenance_nodes(const runtime::Inventory& inventory) {
   }
   std::vector<int> blocks(inventory.blocks.size());
   for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int>(b);
-  std::stable_sort(blocks.begin(), blocks.end(),
-                   [&](int a, int b) { return up_by_block[static_cast<std::size_t>(a)] > up_by_block[static_cast<std::size_t>(b)]; });
+  std::stable_sort(blocks.begin(), blocks.end(), [&](int a, int b) {
+    return up_by_block[static_cast<std::size_t>(a)] > up_by_block[static_cast<std::size_t>(b)];
+  });
   const auto wanted = static_cast<std::size_t>(std::max(1, static_cast<int>(std::ceil(up / 4.0))));
   for (int block : blocks) {
     for (std::size_t n = 0; n < inventory.nodes.size() && chosen.size() < wanted; ++n) {
@@ -116,10 +115,12 @@ void drain(const ScenarioContext& context, const ScenarioOptions& options, Rando
 // Sorts by submission (then kind and account for ties), drops what falls outside, names the jobs.
 void finish_jobs(Workload& workload) {
   auto& jobs = workload.jobs;
-  std::erase_if(jobs, [&](const WorkloadJob& job) { return job.submitted < workload.start || job.submitted >= workload.end; });
+  std::erase_if(
+      jobs, [&](const WorkloadJob& job) { return job.submitted < workload.start || job.submitted >= workload.end; });
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const WorkloadJob& a, const WorkloadJob& b) { return a.submitted < b.submitted; });
-  for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = fmt::format("{}-{:06}", job_kind_name(jobs[i].kind), i + 1);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    jobs[i].id = fmt::format("{}-{:06}", job_kind_name(jobs[i].kind), i + 1);
 }
 
 }  // namespace
@@ -138,10 +139,18 @@ Expected<Workload, std::string> generate_scenario(Scenario scenario, const runti
   add_background_demand(*context, {options.load, 0.8, workload.start, workload.end}, background, workload.jobs);
   Random random(options.seed ^ (0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(scenario) + 1)));
   switch (scenario) {
-    case Scenario::normal: normal(*context, options, random, workload); break;
-    case Scenario::burst: burst(*context, options, random, workload); break;
-    case Scenario::large: large(*context, options, random, workload); break;
-    case Scenario::drain: drain(*context, options, random, workload); break;
+    case Scenario::normal:
+      normal(*context, options, random, workload);
+      break;
+    case Scenario::burst:
+      burst(*context, options, random, workload);
+      break;
+    case Scenario::large:
+      large(*context, options, random, workload);
+      break;
+    case Scenario::drain:
+      drain(*context, options, random, workload);
+      break;
   }
   finish_jobs(workload);
   return workload;

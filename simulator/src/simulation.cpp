@@ -111,7 +111,7 @@ void Simulation::change_nodes(const Event& event) {
   const Maintenance& maintenance = workload_.maintenance[static_cast<std::size_t>(event.maintenance)];
   for (int node : maintenance.nodes) {
     runtime::Node& changed = state_.inventory.nodes[static_cast<std::size_t>(node)];
-    changed.state = event.phase == 0 ? runtime::NodeState::drain
+    changed.state = event.phase == 0   ? runtime::NodeState::drain
                     : event.phase == 1 ? runtime::NodeState::down
                                        : runtime::NodeState::up;
     changed.drain_deadline = event.phase == 0 ? std::optional<Seconds>(maintenance.deadline) : std::nullopt;

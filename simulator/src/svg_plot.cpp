@@ -41,10 +41,14 @@ double nice_step(double range, int count) {
 
 std::string tick_label(double value, AxisFormat format) {
   switch (format) {
-    case AxisFormat::percent: return fmt::format("{:.0f}%", value * 100);
-    case AxisFormat::duration: return format_duration(value);
-    case AxisFormat::days: return fmt::format("day {:g}", std::round(value / 24 * 10) / 10 + 1);
-    case AxisFormat::number: break;
+    case AxisFormat::percent:
+      return fmt::format("{:.0f}%", value * 100);
+    case AxisFormat::duration:
+      return format_duration(value);
+    case AxisFormat::days:
+      return fmt::format("day {:g}", std::round(value / 24 * 10) / 10 + 1);
+    case AxisFormat::number:
+      break;
   }
   return fmt::format("{:g}", std::round(value * 100) / 100);
 }
@@ -74,8 +78,8 @@ std::string axes(const Frame& frame, const PlotOptions& options) {
     svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="end">{}</text>)", kLeft - 4,
                        frame.py(tick) + 3, tick_label(tick, options.y_format));
   }
-  const std::vector<double> x_ticks = options.log_x ? log_ticks(frame.x_min, frame.x_max)
-                                                    : linear_ticks(frame.x_min, frame.x_max, options.x_format);
+  const std::vector<double> x_ticks =
+      options.log_x ? log_ticks(frame.x_min, frame.x_max) : linear_ticks(frame.x_min, frame.x_max, options.x_format);
   for (double tick : x_ticks) {
     svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/>)", frame.px(tick),
                        frame.px(tick), kTop, kHeight - kBottom);
@@ -141,8 +145,9 @@ Frame frame_for(const std::vector<PlotLine>& lines, const PlotOptions& options) 
 }
 
 std::string chart_open(const std::string& title) {
-  return fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {:.0f} {:.0f}" class="chart" role="img" aria-label="{}"><text x="{:.0f}" y="16" class="title">{}</text>)",
-                     kWidth, kHeight, escape_html(title), kLeft, escape_html(title));
+  return fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {:.0f} {:.0f}" class="chart" role="img" aria-label="{}"><text x="{:.0f}" y="16" class="title">{}</text>)",
+      kWidth, kHeight, escape_html(title), kLeft, escape_html(title));
 }
 
 }  // namespace
@@ -160,13 +165,14 @@ std::string bar_chart(const std::string& title, const std::vector<std::string>& 
   for (const PlotLine& line : series) {
     for (double y : line.y) top = std::max(top, y);
   }
-  const Frame frame{0, static_cast<double>(std::max<std::size_t>(1, categories.size())), 0,
-                    top > 0 ? top * 1.1 : 1, false};
+  const Frame frame{0, static_cast<double>(std::max<std::size_t>(1, categories.size())), 0, top > 0 ? top * 1.1 : 1,
+                    false};
   std::string svg = chart_open(title);
   for (double tick : linear_ticks(frame.y_min, frame.y_max, y_format)) {
-    svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="end">{}</text>)",
-                       kLeft, kWidth - kRight, frame.py(tick), frame.py(tick), kLeft - 4, frame.py(tick) + 3,
-                       tick_label(tick, y_format));
+    svg += fmt::format(
+        R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="end">{}</text>)",
+        kLeft, kWidth - kRight, frame.py(tick), frame.py(tick), kLeft - 4, frame.py(tick) + 3,
+        tick_label(tick, y_format));
   }
   const double group_width = (frame.px(1) - frame.px(0)) * 0.8;
   const double bar_width = group_width / static_cast<double>(std::max<std::size_t>(1, series.size()));
@@ -174,15 +180,16 @@ std::string bar_chart(const std::string& title, const std::vector<std::string>& 
     const double left = frame.px(static_cast<double>(c)) + (frame.px(1) - frame.px(0)) * 0.1;
     for (std::size_t s = 0; s < series.size(); ++s) {
       const double value = c < series[s].y.size() ? series[s].y[c] : 0;
-      svg += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"><title>{}: {:.2f}</title></rect>)",
-                         left + bar_width * static_cast<double>(s), frame.py(value), std::max(1.0, bar_width - 2),
-                         frame.py(0) - frame.py(value), series[s].color, escape_html(series[s].label), value);
+      svg += fmt::format(
+          R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"><title>{}: {:.2f}</title></rect>)",
+          left + bar_width * static_cast<double>(s), frame.py(value), std::max(1.0, bar_width - 2),
+          frame.py(0) - frame.py(value), series[s].color, escape_html(series[s].label), value);
     }
     svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{}</text>)",
                        left + group_width / 2, kHeight - kBottom + 14, escape_html(categories[c]));
   }
-  svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="axis"/>)", kLeft,
-                     kWidth - kRight, frame.py(0), frame.py(0));
+  svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="axis"/>)", kLeft, kWidth - kRight,
+                     frame.py(0), frame.py(0));
   return svg + legend(series) + "</svg>";
 }
 
@@ -190,11 +197,20 @@ std::string escape_html(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

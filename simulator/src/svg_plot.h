@@ -23,10 +23,10 @@ struct PlotOptions {
   std::string title;
   AxisFormat x_format = AxisFormat::number;
   AxisFormat y_format = AxisFormat::number;
-  bool log_x = false;          // x values must be > 0
+  bool log_x = false;  // x values must be > 0
   double y_min = 0;
   std::optional<double> y_max;  // default: the largest y (at least 1 for percent)
-  bool steps = false;          // draw as a step function (CDFs)
+  bool steps = false;           // draw as a step function (CDFs)
 };
 
 // A line chart with axes, ticks and a legend.

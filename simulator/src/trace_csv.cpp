@@ -48,8 +48,8 @@ Expected<ColumnIndex, TraceError> read_header(std::string_view line, const std::
     const auto found = std::find(names->begin(), names->end(), kColumns[c]);
     if (found == names->end()) {
       return unexpected(TraceError{file, 1, std::string(kColumns[c]),
-                                   fmt::format("the header has no `{}` column; a trace has the columns {}",
-                                               kColumns[c], fmt::join(kColumns, ","))});
+                                   fmt::format("the header has no `{}` column; a trace has the columns {}", kColumns[c],
+                                               fmt::join(kColumns, ","))});
     }
     index[c] = static_cast<std::size_t>(found - names->begin());
   }
@@ -126,8 +126,9 @@ Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, c
     if (!row) return unexpected(row.error());
     const auto [previous, fresh] = seen.emplace(row->job_id, line_number);
     if (!fresh) {
-      return unexpected(TraceError{file, line_number, "job_id",
-                                   fmt::format("job `{}` appears twice (first on line {})", row->job_id, previous->second)});
+      return unexpected(
+          TraceError{file, line_number, "job_id",
+                     fmt::format("job `{}` appears twice (first on line {})", row->job_id, previous->second)});
     }
     rows.push_back(std::move(*row));
   }

@@ -29,8 +29,8 @@ AccountRule read_account_rule(MapFields& fields, bool is_default) {
 }
 
 ClassRule read_class_rule(MapFields& fields) {
-  fields.reject_unknown_keys({"name", "min_gpus", "max_gpus", "min_duration", "max_duration", "gpu_type",
-                              "deadline_slack", "protect"});
+  fields.reject_unknown_keys(
+      {"name", "min_gpus", "max_gpus", "min_duration", "max_duration", "gpu_type", "deadline_slack", "protect"});
   ClassRule rule;
   rule.line = fields.line();
   rule.job_class = fields.text("name");
@@ -72,18 +72,22 @@ Expected<TraceMap, TraceError> read_map(const toml::table& root, const std::stri
   map.start = top.timestamp("start").value_or(kDefaultStart);
   if (top.error()) return unexpected(*top.error());
   if (const toml::node* node = root.get("default")) {
-    if (!node->as_table()) return unexpected(TraceError{file, static_cast<int>(node->source().begin.line), "default", "expected a [default] table"});
+    if (!node->as_table())
+      return unexpected(
+          TraceError{file, static_cast<int>(node->source().begin.line), "default", "expected a [default] table"});
     MapFields fields(*node->as_table(), file, "default");
     map.default_account = read_account_rule(fields, true);
     if (fields.error()) return unexpected(*fields.error());
   }
-  auto problem = each_table(root, "group", file, [&](MapFields& fields) {
-    map.accounts.push_back(read_account_rule(fields, false));
-  });
-  if (!problem) problem = each_table(root, "class", file, [&](MapFields& fields) { map.classes.push_back(read_class_rule(fields)); });
+  auto problem = each_table(root, "group", file,
+                            [&](MapFields& fields) { map.accounts.push_back(read_account_rule(fields, false)); });
+  if (!problem)
+    problem =
+        each_table(root, "class", file, [&](MapFields& fields) { map.classes.push_back(read_class_rule(fields)); });
   if (problem) return unexpected(*problem);
   if (map.classes.empty()) {
-    return unexpected(TraceError{file, 1, "class", "the map has no [[class]] rules; add one per class, the last without conditions"});
+    return unexpected(
+        TraceError{file, 1, "class", "the map has no [[class]] rules; add one per class, the last without conditions"});
   }
   return map;
 }
@@ -100,9 +104,9 @@ std::optional<TraceError> account_problem(const TraceMap& map, const AccountRule
                                           const std::vector<std::string>& leaves, const PolicyTables& tables) {
   for (const std::string& account : rule.accounts) {
     if (std::find(leaves.begin(), leaves.end(), account) != leaves.end()) continue;
-    return TraceError{map.file, rule.line, field,
-                      fmt::format("policy `{}` has no leaf account `{}`{}", tables.name, account,
-                                  did_you_mean(account, leaves))};
+    return TraceError{
+        map.file, rule.line, field,
+        fmt::format("policy `{}` has no leaf account `{}`{}", tables.name, account, did_you_mean(account, leaves))};
   }
   return std::nullopt;
 }
@@ -114,7 +118,8 @@ Expected<TraceMap, TraceError> parse_trace_map(std::string_view text, const std:
     const toml::table root = toml::parse(text, file);
     return read_map(root, file);
   } catch (const toml::parse_error& error) {
-    return unexpected(TraceError{file, static_cast<int>(error.source().begin.line), "", std::string(error.description())});
+    return unexpected(
+        TraceError{file, static_cast<int>(error.source().begin.line), "", std::string(error.description())});
   }
 }
 

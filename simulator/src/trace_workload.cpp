@@ -106,7 +106,8 @@ class TraceBuilder {
       workload_.notes.push_back(
           fmt::format("{} jobs need more GPUs than cluster `{}` holds and were left out", too_large_, inventory_.name));
     }
-    if (after_end_ > 0) workload_.notes.push_back(fmt::format("{} jobs submitted after the replay's end were left out", after_end_));
+    if (after_end_ > 0)
+      workload_.notes.push_back(fmt::format("{} jobs submitted after the replay's end were left out", after_end_));
   }
 
  private:
@@ -152,9 +153,9 @@ Expected<Workload, TraceError> trace_workload(const std::vector<TraceRow>& rows,
   builder.add_notes();
   std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
                    [](const WorkloadJob& a, const WorkloadJob& b) { return a.submitted < b.submitted; });
-  workload.description = fmt::format("trace {} ({} jobs over {} days), mapped by {}", workload.name,
-                                     workload.jobs.size(), (workload.end - workload.start) / kDay,
-                                     std::filesystem::path(map.file).filename().string());
+  workload.description =
+      fmt::format("trace {} ({} jobs over {} days), mapped by {}", workload.name, workload.jobs.size(),
+                  (workload.end - workload.start) / kDay, std::filesystem::path(map.file).filename().string());
   return workload;
 }
 

@@ -20,7 +20,8 @@ std::string where(const WorkloadJob& job) {
 // Leaf accounts by path (true) and accounts with children (false).
 std::unordered_map<std::string_view, bool> account_leaves(const PolicyTables& tables) {
   std::unordered_map<std::string_view, bool> leaves;
-  for (std::size_t i = 1; i < tables.accounts.size(); ++i) leaves.emplace(tables.accounts[i].path, tables.accounts[i].leaf);
+  for (std::size_t i = 1; i < tables.accounts.size(); ++i)
+    leaves.emplace(tables.accounts[i].path, tables.accounts[i].leaf);
   return leaves;
 }
 
@@ -58,20 +59,28 @@ Expected<int, std::string> class_of(const WorkloadJob& job, const PolicyTables& 
 
 const char* job_kind_name(JobKind kind) {
   switch (kind) {
-    case JobKind::debug: return "debug";
-    case JobKind::eval: return "eval";
-    case JobKind::train: return "train";
-    case JobKind::large: return "large";
+    case JobKind::debug:
+      return "debug";
+    case JobKind::eval:
+      return "eval";
+    case JobKind::train:
+      return "train";
+    case JobKind::large:
+      return "large";
   }
   return "train";
 }
 
 const char* scenario_name(Scenario scenario) {
   switch (scenario) {
-    case Scenario::normal: return "normal";
-    case Scenario::burst: return "burst";
-    case Scenario::large: return "large";
-    case Scenario::drain: return "drain";
+    case Scenario::normal:
+      return "normal";
+    case Scenario::burst:
+      return "burst";
+    case Scenario::large:
+      return "large";
+    case Scenario::drain:
+      return "drain";
   }
   return "normal";
 }

@@ -252,7 +252,8 @@ policy edges {
   window 7d
   tree { all 100% { owner "a@example.com" review 2026-12-31 hypothesis "h" } }
   class debug { resumable }
-  rank = )") + rank + "\n  preempt when (" + preempt + ") > 1\n}\n";
+  rank = )") + rank + "\n  preempt when (" +
+                             preempt + ") > 1\n}\n";
     INFO(rank);
     compare_engines(compile_both("edges.allot", &text));
   }

@@ -31,8 +31,9 @@ TEST_CASE("syntax errors name what was found and what was expected", "[parser]")
       {"policy p { rank = }", "unexpected `}`, expected an expression or a declaration"},
       {"policy p { tree { a 40 } }", "unexpected `40`, expected a percentage like `40%`"},
       {"policy p { class c { protect } }", "unexpected `}`, expected `up` or a duration like `15m`"},
-      {"policy p { unit gpu_hours { h100 = 1.0 }", "unexpected end of file, expected `}`, `unit`, `window`, `fairshare`, "
-                                                   "`tree`, `class`, `exception`, `fn`, `rank`, `preempt` or `gates`"},
+      {"policy p { unit gpu_hours { h100 = 1.0 }",
+       "unexpected end of file, expected `}`, `unit`, `window`, `fairshare`, "
+       "`tree`, `class`, `exception`, `fn`, `rank`, `preempt` or `gates`"},
       {"policy p { rank = \"open", "unterminated string"},
       {"/* never closed", "unterminated block comment"},
       {"policy p { rank = 1 $ 2 }", "unexpected character `$`"},
@@ -68,9 +69,7 @@ TEST_CASE("hostile input is rejected with a diagnostic, not a crash", "[parser][
     CHECK(codes("\xed\xa0\x80") == std::vector<std::string>{"invalid_utf8"});  // a UTF-16 surrogate
     CHECK(codes("\xc0\xaf") == std::vector<std::string>{"invalid_utf8"});      // overlong
   }
-  SECTION("oversized input") {
-    CHECK(codes(std::string(2 << 20, ' ')) == std::vector<std::string>{"input_too_large"});
-  }
+  SECTION("oversized input") { CHECK(codes(std::string(2 << 20, ' ')) == std::vector<std::string>{"input_too_large"}); }
   SECTION("NUL bytes") { CHECK(codes(std::string("policy\0p", 8)) == std::vector<std::string>{"syntax_error"}); }
 }
 

@@ -54,8 +54,8 @@ std::string read_source(const std::string& relative_path) {
   return text.str();
 }
 
-WorkloadJob job(const std::string& id, const std::string& account, const std::string& job_class, int gpus,
-                Seconds work, Seconds at) {
+WorkloadJob job(const std::string& id, const std::string& account, const std::string& job_class, int gpus, Seconds work,
+                Seconds at) {
   WorkloadJob job;
   job.id = id;
   job.account = account;

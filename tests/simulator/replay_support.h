@@ -30,8 +30,8 @@ runtime::Inventory cluster_text(const std::string& toml);
 std::string read_source(const std::string& relative_path);
 
 // A job submitted at kDefaultStart + `at`.
-WorkloadJob job(const std::string& id, const std::string& account, const std::string& job_class, int gpus,
-                Seconds work, Seconds at = 0);
+WorkloadJob job(const std::string& id, const std::string& account, const std::string& job_class, int gpus, Seconds work,
+                Seconds at = 0);
 
 // A workload of `jobs` over `days` from kDefaultStart.
 Workload workload_of(std::vector<WorkloadJob> jobs, int days = 1);

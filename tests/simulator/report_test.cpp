@@ -1,8 +1,8 @@
 // Reports: the JSON is byte-identical for the same inputs and seed and follows
 // docs/REPLAY.md; the HTML page needs nothing from the network; the terminal
 // table puts the policies side by side.
-#include <nlohmann/json.hpp>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "replay_support.h"
 
@@ -78,8 +78,8 @@ TEST_CASE("the HTML page is self-contained and shows every plot", "[simulator][r
   CHECK(html.find("src=") == std::string::npos);
   CHECK(html.find("href=") == std::string::npos);
   CHECK(html.find("@import") == std::string::npos);
-  for (const char* title : {"wait-time CDF: debug", "share delivered / owed: product", "occupancy",
-                            "fragmented GPUs", "work lost to preemption by class"}) {
+  for (const char* title : {"wait-time CDF: debug", "share delivered / owed: product", "occupancy", "fragmented GPUs",
+                            "work lost to preemption by class"}) {
     INFO(title);
     CHECK(html.find(title) != std::string::npos);
   }

@@ -25,9 +25,10 @@ bool in_program(const WorkloadJob& job, const std::string& program) {
 
 // Jobs of one GPU submitted in [from, until).
 std::size_t one_gpu_jobs_between(const Workload& workload, Seconds from, Seconds until) {
-  return static_cast<std::size_t>(std::count_if(workload.jobs.begin(), workload.jobs.end(), [&](const WorkloadJob& job) {
-    return job.submitted >= from && job.submitted < until && job.nodes * job.gpus_per_node == 1;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(workload.jobs.begin(), workload.jobs.end(), [&](const WorkloadJob& job) {
+        return job.submitted >= from && job.submitted < until && job.nodes * job.gpus_per_node == 1;
+      }));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ const char* kPolicy = R"(policy lost_work {
   }
   class ckpt {
     checkpoint every 30m
-    protect 10m
+    protect 30m
     resumable
   }
   class pinned {
@@ -44,8 +44,8 @@ block_prefix = "rack-"
 // Both nodes drain 35 minutes in, must be empty at 50 minutes, return at 2 hours.
 Workload drained(std::vector<WorkloadJob> jobs) {
   Workload workload = workload_of(std::move(jobs));
-  workload.maintenance.push_back(Maintenance{{0, 1}, kDefaultStart + 35 * kMinute, kDefaultStart + 50 * kMinute,
-                                             kDefaultStart + 2 * kHour});
+  workload.maintenance.push_back(
+      Maintenance{{0, 1}, kDefaultStart + 35 * kMinute, kDefaultStart + 50 * kMinute, kDefaultStart + 2 * kHour});
   return workload;
 }
 
@@ -77,13 +77,12 @@ TEST_CASE("a drain stops a resumable job at its checkpoint and loses nothing", "
   CHECK(a.gpu_seconds == Approx(2.0 * (30 * kMinute + 150 * kMinute)));
 }
 
-TEST_CASE("lost work: a resumable job keeps its last checkpoint, a non-resumable one starts over",
-          "[simulator]") {
+TEST_CASE("lost work: a resumable job keeps its last checkpoint, a non-resumable one starts over", "[simulator]") {
   const auto policy = compile_text(kPolicy);
   // Both start at 0. The drain (35m) finds `resumable`'s next checkpoint (60m)
   // after the deadline (50m), so both stop at the deadline.
-  const Workload workload = drained({job("resumable", "alpha", "ckpt", 1, 3 * kHour),
-                                     job("fragile", "beta", "pinned", 1, 3 * kHour)});
+  const Workload workload =
+      drained({job("resumable", "alpha", "ckpt", 1, 3 * kHour), job("fragile", "beta", "pinned", 1, 3 * kHour)});
   std::vector<runtime::Decision> stops;
   SimulationOptions options;
   options.on_cycle = [&](const runtime::ClusterState&, const runtime::CycleResult& cycle) {
@@ -112,7 +111,8 @@ TEST_CASE("lost work: a resumable job keeps its last checkpoint, a non-resumable
 TEST_CASE("no job runs on drained nodes while they are down; work resumes when they return", "[simulator]") {
   const auto policy = compile_text(kPolicy);
   std::vector<WorkloadJob> jobs;
-  for (int i = 0; i < 6; ++i) jobs.push_back(job(fmt::format("j{}", i), i % 2 ? "alpha" : "beta", "ckpt", 1, kHour, i * kMinute));
+  for (int i = 0; i < 6; ++i)
+    jobs.push_back(job(fmt::format("j{}", i), i % 2 ? "alpha" : "beta", "ckpt", 1, kHour, i * kMinute));
   const Workload workload = drained(std::move(jobs));
   bool ran_while_down = false;
   SimulationOptions options;
@@ -132,8 +132,9 @@ TEST_CASE("no job runs on drained nodes while they are down; work resumes when t
 TEST_CASE("jobs that wait past the end count with the wait so far", "[simulator]") {
   const auto policy = compile_text(kPolicy);
   // Three two-GPU day-long jobs on two nodes of two GPUs: the third waits until the end.
-  const Workload workload = workload_of({job("a", "alpha", "pinned", 2, 2 * kDay), job("b", "beta", "pinned", 2, 2 * kDay),
-                                         job("c", "alpha", "pinned", 2, 2 * kDay, kHour)});
+  const Workload workload =
+      workload_of({job("a", "alpha", "pinned", 2, 2 * kDay), job("b", "beta", "pinned", 2, 2 * kDay),
+                   job("c", "alpha", "pinned", 2, 2 * kDay, kHour)});
   const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy);
   CHECK(outcome(workload, result, "c").first_start == -1);
   const PolicyMetrics metrics = measure(workload, result, *policy, "p", MetricOptions{});

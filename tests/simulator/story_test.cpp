@@ -37,7 +37,8 @@ double delivery(const SimulationResult& result, const std::string& program, int 
   for (std::size_t p = 0; p < result.programs.size(); ++p) {
     if (result.programs[p].name != program) continue;
     double owed = 0, delivered = 0;
-    for (std::size_t hour = static_cast<std::size_t>(from_day) * 24; hour < static_cast<std::size_t>(to_day) * 24; ++hour) {
+    for (std::size_t hour = static_cast<std::size_t>(from_day) * 24; hour < static_cast<std::size_t>(to_day) * 24;
+         ++hour) {
       owed += result.timeline.program_owed[p][hour];
       delivered += result.timeline.program_delivered[p][hour];
     }

@@ -47,7 +47,8 @@ TraceMap saas_map() {
 }  // namespace
 
 TEST_CASE("trace rows are read by the header's column names", "[simulator][trace]") {
-  auto rows = parse_trace("gpus,job_id,submit_s,duration_s,group,user,status\r\n4,j1,10,600,g1,,completed\r\n", "t.csv");
+  auto rows =
+      parse_trace("gpus,job_id,submit_s,duration_s,group,user,status\r\n4,j1,10,600,g1,,completed\r\n", "t.csv");
   REQUIRE(rows);
   REQUIRE(rows->size() == 1);
   CHECK((*rows)[0].job_id == "j1");
@@ -58,11 +59,11 @@ TEST_CASE("trace rows are read by the header's column names", "[simulator][trace
 }
 
 TEST_CASE("trace errors name the file, the line and the column", "[simulator][trace]") {
-  CHECK(trace_error("j1,0,60,two,g1,,completed\n") ==
-        "jobs.csv:2: field `gpus`: expected a whole number, found `two`");
+  CHECK(trace_error("j1,0,60,two,g1,,completed\n") == "jobs.csv:2: field `gpus`: expected a whole number, found `two`");
   CHECK(trace_error("j1,0,60,1,g1,,completed\nj2,-5,60,1,g1,,completed\n") ==
         "jobs.csv:3: field `submit_s`: `-5` is out of range; expected 0 to 2305843009213693951");
-  CHECK(trace_error("j1,0,60,0,g1,,completed\n") == "jobs.csv:2: field `gpus`: `0` is out of range; expected 1 to 1000000");
+  CHECK(trace_error("j1,0,60,0,g1,,completed\n") ==
+        "jobs.csv:2: field `gpus`: `0` is out of range; expected 1 to 1000000");
   CHECK(trace_error("j1,0,60,1,g1\n") == "jobs.csv:2: expected 7 fields, found 5");
   CHECK(trace_error("j1,0,60,1,g1,,completed\n\nj1,5,60,1,g1,,completed\n") ==
         "jobs.csv:4: field `job_id`: job `j1` appears twice (first on line 2)");
@@ -85,7 +86,8 @@ TEST_CASE("mapping errors name the line and the field, with a suggestion", "[sim
         "map.toml:4: field `group[1].label`: unknown label `urgent`; expected `high`, `medium`, `low` or `none`");
   CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\n") ==
         "map.toml:1: field `class`: the map has no [[class]] rules; add one per class, the last without conditions");
-  CHECK(map_error("start = \"monday\"\n") == "map.toml:1: field `start`: expected a UTC date-time such as 2026-11-30T00:00:00Z");
+  CHECK(map_error("start = \"monday\"\n") ==
+        "map.toml:1: field `start`: expected a UTC date-time such as 2026-11-30T00:00:00Z");
   CHECK_THAT(map_error("[[group]\n"), Catch::StartsWith("map.toml:1: "));
 }
 
@@ -111,7 +113,8 @@ TEST_CASE("a mapping is checked against each policy's tree and classes", "[simul
   map.classes[1].job_class = "trian";
   const auto job_class = check_trace_map(map, saas->tables());
   REQUIRE(job_class);
-  CHECK(job_class->to_string() == "map.toml:13: field `class[2].name`: policy `saas` has no class `trian`; did you mean `train`?");
+  CHECK(job_class->to_string() ==
+        "map.toml:13: field `class[2].name`: policy `saas` has no class `trian`; did you mean `train`?");
 }
 
 TEST_CASE("trace rows become jobs: accounts, classes, whole nodes, left-out jobs", "[simulator][trace]") {
@@ -161,7 +164,8 @@ TEST_CASE("a trace row the mapping cannot place is an error at its line", "[simu
   auto rows_long = parse_trace(std::string(kHeader) + "a,0,3600,1,g1,,completed\n", "jobs.csv");
   auto no_class = trace_workload(*rows_long, map, cluster, "jobs.csv", std::nullopt);
   REQUIRE_FALSE(no_class);
-  CHECK_THAT(no_class.error().to_string(), Catch::StartsWith("jobs.csv:2: field `gpus`: no [[class]] rule of map.toml"));
+  CHECK_THAT(no_class.error().to_string(),
+             Catch::StartsWith("jobs.csv:2: field `gpus`: no [[class]] rule of map.toml"));
 }
 
 TEST_CASE("a job its class cannot take is named with its trace line", "[simulator][trace]") {

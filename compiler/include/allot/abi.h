@@ -89,6 +89,7 @@ struct ClusterView {
 };
 
 // Ranks jobs [begin, end) of `jobs`, writing out[i - begin]. Higher ranks first.
+// `out` must not overlap any column the tables point to (the JIT assumes so to vectorise).
 using RankBatchFn = void (*)(const JobTable* jobs, const AccountTable* accounts, const ClusterView* cluster,
                              std::size_t begin, std::size_t end, double* out);
 

@@ -22,8 +22,8 @@ struct AccountInfo {
   std::string path;  // "exploration/ana"; "" for the root
   std::string name;
   int parent = -1;
-  int depth = 0;        // 0 root, 1 program, 2 project or user, 3 user
-  double share = 1.0;   // fraction of the parent (0.4 for 40%), before exceptions
+  int depth = 0;           // 0 root, 1 program, 2 project or user, 3 user
+  double share = 1.0;      // fraction of the parent (0.4 for 40%), before exceptions
   double unallocated = 0;  // fraction of this node's children left unallocated
   std::string owner;       // inherited when not set on the node
   std::optional<Date> review;
@@ -61,14 +61,14 @@ struct ExceptionInfo {
 };
 
 struct UnitInfo {
-  bool dominant = false;  // dominant-resource unit instead of GPU-hours
+  bool dominant = false;                                // dominant-resource unit instead of GPU-hours
   std::vector<std::pair<std::string, double>> weights;  // GPU type or resource -> weight
 };
 
 struct GateInfo {
   std::string metric;
-  std::string subject;  // a class name, or ""
-  std::string op;       // ">=", "<=", ">", "<"
+  std::string subject;   // a class name, or ""
+  std::string op;        // ">=", "<=", ">", "<"
   double threshold = 0;  // in abi units (fraction, seconds)
   std::optional<double> window;
 };
@@ -100,9 +100,8 @@ class CompiledPolicy {
   virtual const std::vector<abi::AccountField>& account_fields_read() const = 0;
   virtual double rank(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
                       const abi::ClusterView& cluster) const = 0;
-  virtual void rank_batch(const abi::JobTable& jobs, const abi::AccountTable& accounts,
-                          const abi::ClusterView& cluster, std::size_t begin, std::size_t end,
-                          double* out) const = 0;
+  virtual void rank_batch(const abi::JobTable& jobs, const abi::AccountTable& accounts, const abi::ClusterView& cluster,
+                          std::size_t begin, std::size_t end, double* out) const = 0;
   // False when the policy has no `preempt` (then nothing is ever preempted).
   virtual bool has_preempt() const = 0;
   virtual bool preempt(const abi::JobTable& victims, std::size_t victim, const abi::JobTable& requesters,

@@ -9,7 +9,6 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/MemoryBuffer.h>
 
-#include <chrono>
 #include <cmath>
 #include <mutex>
 
@@ -182,7 +181,6 @@ std::unique_ptr<CompiledPolicy> make_jit_policy(const ir::LoweredPolicy& policy,
                                                 std::string& error) {
   std::optional<std::string> object = build_native(policy, optimization_level, NativeOutput::object, error);
   if (!object) return nullptr;
-  auto t0 = std::chrono::steady_clock::now();  // TEMP
   JitEngine* engine = JitEngine::get(error);
   if (!engine) return nullptr;
   llvm::orc::JITDylib* dylib = engine->load(*object, error);
@@ -192,7 +190,6 @@ std::unique_ptr<CompiledPolicy> make_jit_policy(const ir::LoweredPolicy& policy,
     engine->unload(*dylib);
     return nullptr;
   }
-  if (getenv("ALLOT_T")) fprintf(stderr, "load %.3f ms\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   return std::make_unique<JitPolicy>(policy, *engine, *dylib, entry);
 }
 

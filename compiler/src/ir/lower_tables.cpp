@@ -71,6 +71,7 @@ ClassInfo lower_class(const ast::ClassDecl& decl) {
   ClassInfo info;
   info.name = decl.name;
   using Kind = ast::ClassPropertyKind;
+  bool explicit_preemptible = false;
   for (const auto& property : decl.properties) {
     switch (property.kind) {
       case Kind::max_gpus:
@@ -97,6 +98,7 @@ ClassInfo lower_class(const ast::ClassDecl& decl) {
         break;
       case Kind::preemptible:
         info.preemptible = property.flag;
+        explicit_preemptible = true;
         break;
       case Kind::deadline:
         info.deadline_required = property.flag;
@@ -106,6 +108,9 @@ ClassInfo lower_class(const ast::ClassDecl& decl) {
         break;
     }
   }
+  // As the contract check decides (check/contract_check.cpp is_preemptible): a
+  // deadline class is not preemptible unless it says so.
+  if (info.deadline_required && !explicit_preemptible) info.preemptible = false;
   return info;
 }
 

@@ -46,7 +46,7 @@ Json rules_json(const std::vector<Diagnostic>& diagnostics, const std::map<std::
   std::map<std::string, Severity> severities;
   for (const auto& d : diagnostics) severities.emplace(d.code, d.severity);
   Json rules = Json::array();
-  for (const auto& [code, index] : indices) rules.push_back(rule_json(code, severities.at(code)));
+  for (const auto& entry : indices) rules.push_back(rule_json(entry.first, severities.at(entry.first)));
   return rules;
 }
 

@@ -36,10 +36,8 @@ Contract contract_at_start(const ClassInfo& info, const JobRequest& job, Seconds
 
 std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobRequest& job) {
   const int gpus = job.nodes * job.gpus_per_node;
-  if (job.nodes < 1 || job.gpus_per_node < 0) {
-    return fmt::format("asks for {} nodes with {} GPUs each; a job needs at least one node", job.nodes,
-                       job.gpus_per_node);
-  }
+  if (job.nodes < 1) return fmt::format("asks for {} nodes; a job needs at least one", job.nodes);
+  if (job.gpus_per_node < 0) return fmt::format("asks for {} GPUs per node", job.gpus_per_node);
   if (info.max_gpus > 0 && gpus > info.max_gpus) {
     return fmt::format("asks for {} GPUs; class `{}` allows at most {}", gpus, info.name, info.max_gpus);
   }

@@ -140,7 +140,7 @@ struct ClassRule {
   int max_gpus = 0;
   Seconds min_duration = 0;
   Seconds max_duration = 0;
-  std::string gpu_type;  // what the jobs ask for, "" any
+  std::string gpu_type;                   // what the jobs ask for, "" any
   std::optional<Seconds> deadline_slack;  // deadline = submission + duration + slack
   Seconds protect = 0;                    // requested protection (`protect up to` classes)
   int line = 0;
@@ -183,7 +183,7 @@ struct SimulationOptions {
   // cycle after every batch of events at the same time). Trace simulators
   // often schedule in rounds (Pollux: 60 s); waits then round up to a round.
   Seconds min_cycle_gap = 0;
-  Seconds ledger_refresh = 300;  // running jobs are charged at least this often
+  Seconds ledger_refresh = 600;  // running jobs are charged (and usage read) at least this often
   Seconds bucket = 3600;         // time-series resolution
   runtime::CycleOptions cycle;
   std::function<void(double)> progress;  // fraction of virtual time done, now and then
@@ -212,8 +212,8 @@ struct Timeline {
   std::vector<double> free_gpu_seconds;        // up, not held, not reserved
   std::vector<double> fragmented_gpu_seconds;  // free GPUs no waiting job could use
   std::vector<double> lost_gpu_seconds;
-  std::vector<double> waiting_jobs;                // job-seconds waiting (average = / bucket)
-  std::vector<std::vector<double>> program_owed;   // [program][bucket], unit-hours
+  std::vector<double> waiting_jobs;               // job-seconds waiting (average = / bucket)
+  std::vector<std::vector<double>> program_owed;  // [program][bucket], unit-hours
   std::vector<std::vector<double>> program_delivered;
 };
 
@@ -267,7 +267,7 @@ struct GroupMetrics {
 // A gate with its measured value.
 struct GateResult {
   GateInfo gate;
-  std::string text;  // as written: "p90_wait debug <= 5m"
+  std::string text;             // as written: "p90_wait debug <= 5m"
   std::optional<double> value;  // nullopt: nothing to measure (e.g. no deadline jobs)
   bool passed = true;
   std::string detail;  // e.g. which program fared worst
@@ -293,11 +293,11 @@ struct PolicyMetrics {
   // By GPUs asked for ("1 GPU", "2-4 GPUs", "5-8 GPUs", "9+ GPUs"): a mean can
   // hide that big jobs never find a contiguous block.
   std::vector<GroupMetrics> sizes;
-  double occupancy = 0;        // used / up capacity, GPU-time
-  double fragmentation = 0;    // fragmented / free, GPU-time
-  double fragmented_gpus = 0;  // time-average count
-  double unassigned_share = 0; // unassigned / used, unit-hours
-  double lost_work = 0;        // lost / used, GPU-time
+  double occupancy = 0;         // used / up capacity, GPU-time
+  double fragmentation = 0;     // fragmented / free, GPU-time
+  double fragmented_gpus = 0;   // time-average count
+  double unassigned_share = 0;  // unassigned / used, unit-hours
+  double lost_work = 0;         // lost / used, GPU-time
   std::optional<double> deadline_slo;
   std::vector<GateResult> gates;
   bool gates_passed = true;
@@ -352,8 +352,8 @@ using ReplayProgress = std::function<void(std::size_t policy, double fraction)>;
 // Replays one workload under every policy (identical arrivals) and measures each.
 Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, const runtime::Inventory& inventory,
                                                       const std::vector<ReplayPolicy>& policies,
-                                                      const SimulationOptions& simulation,
-                                                      const MetricOptions& metrics, const ReplayProgress& progress = {});
+                                                      const SimulationOptions& simulation, const MetricOptions& metrics,
+                                                      const ReplayProgress& progress = {});
 
 // Side-by-side comparison for a terminal, one table per workload.
 std::string render_table(const ReplayReport& report, bool color);
