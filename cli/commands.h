@@ -44,6 +44,8 @@ struct ReplayArguments {
   std::string html;
   std::string engine = "jit";  // jit or interp
   std::string now;             // YYYY-MM-DD, empty for today
+  double load = 1.3;           // scenario demand, a multiple of capacity
+  std::int64_t cycle_gap = 0;  // seconds at least between two cycles
 };
 int run_replay(const ReplayArguments& arguments);
 

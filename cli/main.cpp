@@ -56,6 +56,11 @@ int main(int argc, char** argv) {
   replay_command->add_option("--engine", replay.engine, "What runs the policies: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
   replay_command->add_option("--now", replay.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
+  replay_command->add_option("--load", replay.load, "Scenario demand as a multiple of capacity (default 1.3)")
+      ->check(CLI::PositiveNumber)
+      ->needs(scenario_option);
+  replay_command->add_option("--cycle-gap", replay.cycle_gap, "Seconds at least between two cycles (default 0)")
+      ->check(CLI::NonNegativeNumber);
 
   try {
     app.parse(argc, argv);

@@ -87,6 +87,7 @@ std::optional<std::vector<Workload>> workloads(const ReplayArguments& arguments,
   simulator::ScenarioOptions options;
   options.seed = arguments.seed;
   options.days = arguments.days > 0 ? arguments.days : 7;
+  options.load = arguments.load;
   for (const char* name : {"normal", "burst", "large", "drain"}) {
     if (arguments.scenario != "all" && arguments.scenario != name) continue;
     auto workload = simulator::generate_scenario(*simulator::parse_scenario(name), inventory,
@@ -135,9 +136,11 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
   const auto all = workloads(arguments, inventory, *policies, code);
   if (!all) return code;
   simulator::ReplayReport report = empty_report(arguments, inventory, *policies);
+  simulator::SimulationOptions simulation;
+  simulation.min_cycle_gap = arguments.cycle_gap;
   for (const Workload& workload : *all) {
-    auto scenario =
-        simulator::replay_workload(workload, inventory, *policies, {}, {}, progress_bar(workload.name, *policies));
+    auto scenario = simulator::replay_workload(workload, inventory, *policies, simulation, {},
+                                               progress_bar(workload.name, *policies));
     if (stderr_is_terminal()) std::cerr << "\r\x1b[K" << std::flush;
     if (!scenario) {
       std::cerr << "allot: " << scenario.error() << "\n";

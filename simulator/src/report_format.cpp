@@ -25,6 +25,8 @@ std::string format_duration(double seconds) {
   return fmt::format("{:.1f}d", seconds / 86400);
 }
 
+std::string format_tick_duration(double seconds) { return threshold_duration(seconds); }
+
 std::string format_percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
 bool is_percent_metric(const std::string& metric) {

@@ -23,7 +23,7 @@ const char* kStyle =
 h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-bottom:1px solid #ccc;padding-bottom:4px}h3{font-size:15px}
 table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right}
 td:first-child,th:first-child{text-align:left}tr.section td{font-weight:600;padding-top:10px}
-.pass{color:#137333;font-weight:600}.fail{color:#b3261e;font-weight:600}.note{color:#555}
+table.gates td,table.gates th{text-align:left}.pass{color:#137333;font-weight:600}.fail{color:#b3261e;font-weight:600}.note{color:#555}
 .charts{display:flex;flex-wrap:wrap;gap:12px}.chart{width:480px;height:270px;background:#fff;border:1px solid #ddd}
 .grid{stroke:#eee}.frame{fill:none;stroke:#999}.axis{stroke:#999}.line{fill:none;stroke-width:1.8}
 .tick{font-size:10px;fill:#555}.title{font-size:13px;font-weight:600;fill:#222}.legend{font-size:11px;fill:#333})";
@@ -91,7 +91,8 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
 }
 
 std::string gates_table(const ScenarioReport& scenario) {
-  std::string html = "<table><tr><th>policy</th><th>gate</th><th>measured</th><th>verdict</th><th>on what</th></tr>";
+  std::string html =
+      "<table class=gates><tr><th>policy</th><th>gate</th><th>measured</th><th>verdict</th><th>on what</th></tr>";
   for (const PolicyMetrics& metrics : scenario.policies) {
     for (const GateResult& gate : metrics.gates) {
       const std::string value = gate.value ? format_metric(gate.gate.metric, *gate.value) : "n/a";
@@ -206,8 +207,9 @@ std::string render_html(const ReplayReport& report) {
   std::string html =
       "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>allot replay: " + escape_html(report.cluster) +
       "</title><style>" + kStyle + "</style></head><body>";
-  html += fmt::format("<h1>allot replay on cluster <code>{}</code> ({} GPUs, {} nodes)</h1><p>policies: ",
-                      escape_html(report.cluster), report.cluster_gpus, report.cluster_nodes);
+  html += fmt::format(
+      "<h1>allot replay on cluster <code>{}</code> ({} GPUs, {} node{})</h1><p>policies: ", escape_html(report.cluster),
+      report.cluster_gpus, report.cluster_nodes, report.cluster_nodes == 1 ? "" : "s");
   for (std::size_t p = 0; p < report.policies.size(); ++p) {
     html += fmt::format(R"({}<span style="color:{}">&#9632;</span> <b>{}</b> <code>{}</code>)", p ? ", " : "",
                         color_of(p), escape_html(report.policies[p].first), escape_html(report.policies[p].second));

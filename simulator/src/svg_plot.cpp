@@ -44,7 +44,7 @@ std::string tick_label(double value, AxisFormat format) {
     case AxisFormat::percent:
       return fmt::format("{:.0f}%", value * 100);
     case AxisFormat::duration:
-      return format_duration(value);
+      return format_tick_duration(value);
     case AxisFormat::days:
       return fmt::format("day {:g}", std::round(value / 24 * 10) / 10 + 1);
     case AxisFormat::number:

@@ -140,3 +140,40 @@ TEST_CASE("drain: a quarter of the nodes, a rack at a time, drain with a deadlin
 }
 
 }  // namespace replay_test
+
+namespace replay_test {
+
+TEST_CASE("a replayed drain stops jobs on the drained hosts at a checkpoint or at the deadline",
+          "[simulator][scenario]") {
+  const auto policy = compile_file("policies/saas.allot");
+  const auto cluster = cluster_file("examples/clusters/saas-8gpu.toml");
+  ScenarioOptions options;
+  options.days = 3;
+  auto workload = generate_scenario(Scenario::drain, cluster, policy->tables(), options);
+  REQUIRE(workload);
+  const Maintenance maintenance = workload->maintenance.at(0);
+  std::vector<runtime::Decision> drained;
+  bool ran_while_down = false;
+  SimulationOptions simulation;
+  simulation.on_cycle = [&](const runtime::ClusterState& state, const runtime::CycleResult& cycle) {
+    const bool down = state.now >= maintenance.deadline && state.now < maintenance.back_at;
+    for (const runtime::RunningJob& job : state.running) {
+      ran_while_down |= down && !job.stopping_at;
+    }
+    for (const runtime::Decision& decision : cycle.decisions) {
+      if (decision.kind == runtime::DecisionKind::preempt && decision.for_job.empty()) drained.push_back(decision);
+    }
+  };
+  simulate_or_fail(*workload, cluster, *policy, simulation);
+
+  REQUIRE_FALSE(drained.empty());
+  for (const runtime::Decision& stop : drained) {
+    INFO(stop.job_id << ": " << stop.reason);
+    CHECK(stop.stops_at <= maintenance.deadline);
+    const bool at_checkpoint = stop.lost_gpu_seconds == 0 && stop.stops_at < maintenance.deadline;
+    CHECK((at_checkpoint || stop.stops_at == maintenance.deadline));
+  }
+  CHECK_FALSE(ran_while_down);
+}
+
+}  // namespace replay_test

@@ -143,6 +143,35 @@ TEST_CASE("jobs that wait past the end count with the wait so far", "[simulator]
   CHECK(metrics.occupancy == Approx(1.0));
 }
 
+TEST_CASE("cycles run at every batch of events, and every 5 minutes while jobs wait", "[simulator]") {
+  const auto policy = compile_text(kPolicy);
+  // Two nodes of two GPUs: `c` waits for `a` to finish at 1h.
+  const Workload workload =
+      workload_of({job("a", "alpha", "pinned", 2, kHour), job("b", "beta", "pinned", 2, 3 * kHour),
+                   job("c", "alpha", "pinned", 2, kHour, 7)});
+  std::vector<Seconds> cycles;
+  SimulationOptions options;
+  options.on_cycle = [&](const runtime::ClusterState& state, const runtime::CycleResult&) {
+    cycles.push_back(state.now - kDefaultStart);
+  };
+  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy, options);
+  REQUIRE(cycles.size() >= 3);
+  CHECK(cycles[0] == 0);  // `a` and `b` arrive
+  CHECK(cycles[1] == 7);  // `c` arrives
+  for (std::size_t i = 2; i < cycles.size() && cycles[i] < kHour; ++i) CHECK(cycles[i] - cycles[i - 1] <= 5 * kMinute);
+  CHECK(outcome(workload, result, "c").first_start == kDefaultStart + kHour);  // at `a`'s completion
+}
+
+TEST_CASE("a minimum gap between cycles makes arrivals wait for the next round", "[simulator]") {
+  const auto policy = compile_text(kPolicy);
+  const Workload workload = workload_of({job("a", "alpha", "ckpt", 1, kHour), job("b", "beta", "ckpt", 1, kHour, 10)});
+  SimulationOptions options;
+  options.min_cycle_gap = 60;
+  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy, options);
+  CHECK(outcome(workload, result, "a").first_start == kDefaultStart);
+  CHECK(outcome(workload, result, "b").first_start == kDefaultStart + 60);
+}
+
 TEST_CASE("a policy missing a workload's account is refused with the job named", "[simulator]") {
   const auto policy = compile_text(kPolicy);
   const Workload workload = workload_of({job("x", "gamma", "ckpt", 1, kHour)});

@@ -11,6 +11,9 @@
 //   bool    -> 0.0 or 1.0;          class   -> the class index in
 //   CompiledPolicy::classes();      label   -> 0 none, 1 low, 2 medium, 3 high.
 //
+// The runtime never writes NaN into a table: with a NaN input the two engines
+// can disagree on nested min/max (an open bug, docs/IR.md).
+//
 // Field order is part of the ABI: compiler/src/check/schema.cpp names each
 // field and tests/compiler keeps the two in step.
 #pragma once
