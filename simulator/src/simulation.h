@@ -77,6 +77,7 @@ class Simulation {
   void arrive(int job);
   void run_cycles();
   bool run_one_cycle();
+  bool handle_stops(const runtime::CycleResult& result);
   void started(const runtime::Decision& decision);
   void stopped(const runtime::RunningJob& job, Seconds at);
   void complete(int job);

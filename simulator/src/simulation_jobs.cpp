@@ -70,11 +70,23 @@ bool Simulation::run_one_cycle() {
   ++result_.cycles;
   last_cycle_ = now_;
   if (options_.on_cycle) options_.on_cycle(state_, result);
+  const bool requeued = handle_stops(result);
+  runtime::apply_decisions(state_, result);
+  for (const runtime::Decision& decision : result.decisions) {
+    if (decision.kind == runtime::DecisionKind::start) started(decision);
+  }
+  return requeued;
+}
+
+// Jobs that stop now (preempted without a grace, at a passed stop time, or on
+// a down node) are closed before apply_decisions requeues them; a later stop
+// gets an event at its time. True when some job stops now.
+bool Simulation::handle_stops(const runtime::CycleResult& result) {
   std::unordered_map<std::string_view, Seconds> preempted;
   for (const runtime::Decision& decision : result.decisions) {
     if (decision.kind == runtime::DecisionKind::preempt) preempted.emplace(decision.job_id, decision.stops_at);
   }
-  bool requeued = false;
+  bool stopping_now = false;
   for (const RunningJob& job : state_.running) {
     const auto decided = preempted.find(job.request.id);
     std::optional<Seconds> stop = job.stopping_at;
@@ -82,17 +94,13 @@ bool Simulation::run_one_cycle() {
     if (!stop) continue;
     if (*stop <= now_) {
       stopped(job, *stop);
-      requeued = true;
+      stopping_now = true;
     } else if (!job.stopping_at) {
       const int index = index_of(job.request.id);
       push(Event{*stop, EventKind::stop, 0, index, jobs_[static_cast<std::size_t>(index)].run});
     }
   }
-  runtime::apply_decisions(state_, result);
-  for (const runtime::Decision& decision : result.decisions) {
-    if (decision.kind == runtime::DecisionKind::start) started(decision);
-  }
-  return requeued;
+  return stopping_now;
 }
 
 void Simulation::started(const runtime::Decision& decision) {

@@ -120,6 +120,7 @@ struct TraceRow {
 
 // Reads a trace CSV; the header names the columns (any order, all required).
 Expected<std::vector<TraceRow>, TraceError> read_trace(const std::string& path);
+// Reads trace text; `file` names it in errors.
 Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, const std::string& file);
 
 // Where a trace group (and optionally user) runs in the policy's tree. With
@@ -155,7 +156,9 @@ struct TraceMap {
   std::vector<ClassRule> classes;
 };
 
+// Reads a mapping file.
 Expected<TraceMap, TraceError> load_trace_map(const std::string& path);
+// Reads mapping text; `file` names it in errors.
 Expected<TraceMap, TraceError> parse_trace_map(std::string_view text, const std::string& file);
 
 // Checks a mapping's accounts and classes against a policy (leaf accounts,
@@ -207,7 +210,7 @@ struct JobOutcome {
 struct Timeline {
   Seconds start = 0;
   Seconds bucket = 3600;
-  std::vector<double> capacity_gpu_seconds;  // GPUs on up nodes
+  std::vector<double> capacity_gpu_seconds;  // GPUs on up and draining nodes
   std::vector<double> used_gpu_seconds;
   std::vector<double> free_gpu_seconds;        // up, not held, not reserved
   std::vector<double> fragmented_gpu_seconds;  // free GPUs no waiting job could use
@@ -293,7 +296,7 @@ struct PolicyMetrics {
   // By GPUs asked for ("1 GPU", "2-4 GPUs", "5-8 GPUs", "9+ GPUs"): a mean can
   // hide that big jobs never find a contiguous block.
   std::vector<GroupMetrics> sizes;
-  double occupancy = 0;         // used / up capacity, GPU-time
+  double occupancy = 0;         // used / capacity (up and draining nodes), GPU-time
   double fragmentation = 0;     // fragmented / free, GPU-time
   double fragmented_gpus = 0;   // time-average count
   double unassigned_share = 0;  // unassigned / used, unit-hours
@@ -308,10 +311,11 @@ struct PolicyMetrics {
 
 // What the metrics are measured against.
 struct MetricOptions {
-  Seconds starvation_threshold = 86'400;
-  std::size_t max_points = 240;
+  Seconds starvation_threshold = 86'400;  // a wait longer than this is starvation
+  std::size_t max_points = 240;           // per series, for plots
 };
 
+// The metrics and gates of one policy's replay; `name` is the report's name for the policy.
 PolicyMetrics measure(const Workload& workload, const SimulationResult& result, const CompiledPolicy& policy,
                       const std::string& name, const MetricOptions& options);
 
