@@ -2,13 +2,24 @@
 // own results, and loading and unloading indefinitely does not grow the
 // process (the ASan build's LeakSanitizer checks the same rounds). Malformed IR
 // is an error string, never an abort; the emitted text is what runs.
+#include <cctype>
 #include <fstream>
-#include <regex>
+#include <string>
 
 #include "jit_fixture.h"
 
 namespace allot::jit_test {
 namespace {
+
+// True when the text names an LLVM vector type `<N x double>` (GCC 12's <regex> trips -Werror).
+bool has_vector_of_doubles(const std::string& text) {
+  for (std::size_t at = text.find(" x double>"); at != std::string::npos; at = text.find(" x double>", at + 1)) {
+    std::size_t start = at;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(text[start - 1]))) --start;
+    if (start < at && start > 0 && text[start - 1] == '<') return true;
+  }
+  return false;
+}
 
 using ir::Op;
 
@@ -88,8 +99,10 @@ TEST_CASE("1,000 load and unload rounds release their code", "[jit][leak]") {
   for (int i = 100; i < 1000; ++i) round(i);
   const long growth = resident_kib() - before;
   INFO("resident memory grew by " << growth << " KiB over 900 rounds");
-  // A leaked module, context or code allocation costs tens of KiB a round.
-  CHECK(growth < 4096);
+#if !defined(__SANITIZE_ADDRESS__)  // ASan's quarantine keeps freed memory resident; LeakSanitizer checks instead
+  // Measured: under 64 KiB. A leaked code page alone would be 4 KiB a round.
+  CHECK(growth < 1024);
+#endif
 }
 
 TEST_CASE("malformed IR is an error message, not a crash", "[jit]") {
@@ -128,7 +141,7 @@ TEST_CASE("--emit=llvm shows the optimised module with a vectorised batch loop",
   const std::string text = emitted(policy_with(s.finish()), false);
   CHECK_THAT(text, Catch::Contains("define double @allot_rank_one("));
   CHECK_THAT(text, Catch::Contains("define void @allot_rank_batch("));
-  CHECK(std::regex_search(text, std::regex(R"(<\d+ x double>)")));  // the loop was widened
+  CHECK(has_vector_of_doubles(text));  // the loop was widened
   CHECK_THAT(text, Catch::Contains("@allot_libm_log"));
   // No fused multiply-add and no fast-math flag may change a result's bits.
   CHECK_THAT(text, !Catch::Contains("fmuladd") && !Catch::Contains(" fast ") && !Catch::Contains(" contract "));
