@@ -134,7 +134,7 @@ TEST_CASE("malformed IR is an error message, not a crash", "[jit]") {
   }
 }
 
-TEST_CASE("--emit=llvm shows the optimised module with a vectorised batch loop", "[jit]") {
+TEST_CASE("emit=llvm shows the optimised module with a vectorised batch loop", "[jit]") {
   Sketch s;
   s.compute(Op::add, s.compute(Op::mul, s.job(abi::job_wait), s.account(abi::account_fair_tree)),
             s.compute(Op::log, s.job(abi::job_gpus)));
@@ -147,7 +147,7 @@ TEST_CASE("--emit=llvm shows the optimised module with a vectorised batch loop",
   CHECK_THAT(text, !Catch::Contains("fmuladd") && !Catch::Contains(" fast ") && !Catch::Contains(" contract "));
 }
 
-TEST_CASE("--emit=asm shows host machine code without fused multiply-adds", "[jit]") {
+TEST_CASE("emit=asm shows host machine code without fused multiply-adds", "[jit]") {
   Sketch s;
   s.compute(Op::add, s.compute(Op::mul, s.job(abi::job_wait), s.job(abi::job_runtime)), s.job(abi::job_gpus));
   const std::string text = emitted(policy_with(s.finish()), true);

@@ -43,9 +43,11 @@ double specified(Op op, double a, double b, double c) {
     }
     case Op::neg:
       return -a;
-    case Op::min:
+    case Op::min:  // a NaN operand counts as 0
+      a = std::isnan(a) ? 0 : a, b = std::isnan(b) ? 0 : b;
       return a < b ? a : b;
     case Op::max:
+      a = std::isnan(a) ? 0 : a, b = std::isnan(b) ? 0 : b;
       return a > b ? a : b;
     case Op::abs:
       return a < 0 ? -a : a;

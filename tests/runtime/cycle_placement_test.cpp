@@ -146,14 +146,60 @@ TEST_CASE("a multi-node job starts on all its nodes or on none", "[cycle][placem
   occupy(state, {{0, 8}, {1, 8}, {4, 8}});  // 5 whole nodes free
   state.pending = {multi_node("six-nodes", 6, 8), job("one-gpu", "alpha", "work", 1)};
 
-  const CycleResult result = run_cycle(state, *biggest_first());
+  CycleOptions no_holds;
+  no_holds.blocked_holds = 0;
+  const CycleResult result = run_cycle(state, *biggest_first(), no_holds);
 
   const Decision* skipped = decision_for(result, "six-nodes", DecisionKind::skip);
   REQUIRE(skipped != nullptr);
   CHECK(skipped->reason == "needs 6 nodes with 8 free GPUs each; 5 nodes have them now");
   CHECK(decision_for(result, "six-nodes", DecisionKind::start) == nullptr);
-  // Nothing was held back for the job that did not fit.
+  // Without a hold, nothing is kept back for the job that did not fit.
   CHECK(decision_for(result, "one-gpu", DecisionKind::start) != nullptr);
+}
+
+TEST_CASE("the best blocked job holds the nodes it fits on soonest from the jobs below it", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(8, 8, "h100", 4);
+  occupy(state, {{0, 8}, {1, 8}, {4, 8}});            // 5 whole nodes free
+  state.running[1].request.expected_runtime = kHour;  // node-02 frees an hour after its start
+  state.pending = {multi_node("six-nodes", 6, 8), job("one-gpu", "alpha", "work", 1)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  const Decision* skipped = decision_for(result, "six-nodes", DecisionKind::skip);
+  REQUIRE(skipped != nullptr);
+  // The five free nodes and node-02, whose job has an end in sight; not the nodes
+  // whose jobs may run for ever.
+  CHECK_THAT(skipped->reason, Catch::Matchers::Contains("needs 6 nodes with 8 free GPUs each; 5 nodes have them now; "
+                                                        "`node-02`, `node-03`, `node-04` and 3 more are held for it"));
+  CHECK_THAT(skipped->reason, Catch::Matchers::Contains("until it fits (expected by"));
+  // A small job ranked below would take a GPU the big one needs: it waits too.
+  const Decision* small = decision_for(result, "one-gpu", DecisionKind::skip);
+  REQUIRE(small != nullptr);
+  CHECK_THAT(small->reason, Catch::Matchers::Contains("no node has 1 free GPU"));
+}
+
+TEST_CASE("a hold never keeps a job ranked above the held one waiting", "[cycle][placement]") {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(2, 8);
+  occupy(state, {{0, 4}});  // node-01 has 4 free, node-02 8
+  // Ranked: eight-gpus (fits node-02), sixteen (blocked: holds both nodes), then one-gpu.
+  state.pending = {job("one-gpu", "alpha", "work", 1), multi_node("sixteen", 2, 8),
+                   job("eight-gpus", "alpha", "work", 8)};
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+  CHECK(result.ranked_job_ids == std::vector<std::string>{"sixteen", "eight-gpus", "one-gpu"});
+  CHECK(decision_for(result, "sixteen", DecisionKind::skip) != nullptr);
+  CHECK(decision_for(result, "eight-gpus", DecisionKind::skip) != nullptr);
+  CHECK(decision_for(result, "one-gpu", DecisionKind::skip) != nullptr);
+
+  // The same queue where the big job ranks below the others: they start.
+  const CycleResult later = run_cycle(state, *smallest_first());
+  CHECK(decision_for(later, "one-gpu", DecisionKind::start) != nullptr);
+  CHECK(decision_for(later, "eight-gpus", DecisionKind::start) != nullptr);
 }
 
 TEST_CASE("best fit keeps a whole node free for an eight-GPU job", "[cycle][placement]") {
@@ -186,8 +232,12 @@ TEST_CASE("eight free GPUs on four nodes do not fit an eight-GPU job", "[cycle][
 
   const Decision* large = decision_for(result, "eight-gpus", DecisionKind::skip);
   REQUIRE(large != nullptr);
-  CHECK(large->reason == "no node has 8 free GPUs (the most on one node is 2)");
-  CHECK(decision_for(result, "two-gpus", DecisionKind::start) != nullptr);
+  CHECK(large->reason ==
+        "no node has 8 free GPUs (the most on one node is 2); `node-01` is held for it, so no job ranked below it "
+        "starts there, until the jobs there end");
+  const Decision* small = decision_for(result, "two-gpus", DecisionKind::start);
+  REQUIRE(small != nullptr);
+  CHECK(small->nodes != std::vector<int>{0});
   CHECK(result.ranked_job_ids == std::vector<std::string>{"eight-gpus", "two-gpus"});
 }
 

@@ -314,8 +314,10 @@ class ExpressionEmitter {
       case ir::Op::neg:
         return b_.CreateFNeg(a);
       case ir::Op::min:
+        a = zero_if_nan(a), b = zero_if_nan(b);
         return b_.CreateSelect(b_.CreateFCmpOLT(a, b), a, b);
       case ir::Op::max:
+        a = zero_if_nan(a), b = zero_if_nan(b);
         return b_.CreateSelect(b_.CreateFCmpOGT(a, b), a, b);
       case ir::Op::abs:
         return b_.CreateSelect(b_.CreateFCmpOLT(a, f64(0.0)), b_.CreateFNeg(a), a);

@@ -14,7 +14,7 @@
 //   div          b == 0 ? 0 : a / b
 //   pow          r = std::pow(a, b); r is NaN ? 0 : r
 //   neg          -a
-//   min / max    a < b ? a : b   /   a > b ? a : b
+//   min / max    a < b ? a : b   /   a > b ? a : b, a NaN operand taken as 0
 //   abs          a < 0 ? -a : a
 //   log          a > 0 ? std::log(a) : 0
 //   exp          std::exp(a)

@@ -27,8 +27,13 @@ inline double safe_log(double a) { return a > 0 ? std::log(a) : 0.0; }
 // The square root, 0 for negative numbers.
 inline double safe_sqrt(double a) { return a >= 0 ? std::sqrt(a) : 0.0; }
 
+// A NaN operand of min/max counts as 0. Without this, LLVM's select folds
+// (min(min(2, x), 2) -> min(2, x)) would be exact only for numbers, and a NaN
+// made inside an expression (inf - inf) would give the engines different results.
+inline double nan_as_zero(double value) { return std::isnan(value) ? 0.0 : value; }
+
 // A rank as returned to the runtime: NaN becomes 0 so ordering stays total.
-inline double final_rank(double value) { return std::isnan(value) ? 0.0 : value; }
+inline double final_rank(double value) { return nan_as_zero(value); }
 
 // The value of a computing op (not a constant, field or account row) on
 // operand values `a`, `b`, `c`; operands beyond the op's arity are ignored.
@@ -47,8 +52,10 @@ inline double apply(Op op, double a, double b, double c) {
     case Op::neg:
       return -a;
     case Op::min:
+      a = nan_as_zero(a), b = nan_as_zero(b);
       return a < b ? a : b;
     case Op::max:
+      a = nan_as_zero(a), b = nan_as_zero(b);
       return a > b ? a : b;
     case Op::abs:
       return a < 0 ? -a : a;

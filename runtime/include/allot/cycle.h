@@ -159,6 +159,12 @@ struct CycleOptions {
   Seconds reservation_ttl = 600;
   // At most this many unplaced jobs (best first) look for victims per cycle.
   std::size_t preemption_depth = 16;
+  // The best this many jobs that can neither start nor take capacity by
+  // preemption get capacity held: the nodes they would fit on soonest take no
+  // job ranked below them (Slurm's reservation for its top job, so a job that
+  // needs whole nodes is not starved by a stream of small ones). Recomputed
+  // each cycle at the job's place in the queue; 0 turns it off.
+  std::size_t blocked_holds = 1;
   bool record_skips = true;  // a `skip` decision per pending job that could not start
   // Skips (best first) that carry their rank terms; later skips carry the rank only.
   std::size_t explained_skips = 1000;

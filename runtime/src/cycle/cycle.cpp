@@ -10,6 +10,7 @@
 
 #include "allot/account_columns.h"
 #include "allot/cycle.h"
+#include "blocked_hold.h"
 #include "contracts.h"
 #include "cycle_jobs.h"
 #include "drain.h"
@@ -39,6 +40,7 @@ class CycleRun {
   void place(PendingJob& job, std::size_t position);
   bool start_reserved(PendingJob& job, std::size_t position);
   bool preempt_for(PendingJob& job, std::size_t position);
+  std::string hold_for(const PendingJob& job);
   void stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason);
   void start(PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason);
   void skip(const PendingJob& job, std::size_t position, std::string reason);
@@ -66,6 +68,7 @@ class CycleRun {
   std::map<std::tuple<int, int, int, double, double>, std::string> reasons_;  // failure_reason by shape
   std::unordered_map<std::string, Reservation> reservations_;                 // by job id, in force
   std::size_t searches_left_ = 0;
+  std::size_t holds_left_ = 0;
   std::vector<std::vector<int>> candidates_on_node_;  // filled at the first victim search, with lost_now_
   std::vector<double> lost_now_;                      // per active job, filled at the first victim search
   std::vector<Decision> actions_;                     // starts and preemptions
@@ -87,7 +90,8 @@ CycleRun::CycleRun(const ClusterState& state, const CompiledPolicy& policy, cons
       balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory, capacity_)),
       pending_table_(pending_job_table(jobs_.pending, tables_, policy.job_fields_read(), state.now)),
       running_table_(running_job_table(jobs_.active, tables_, policy.job_fields_read(), state.now)),
-      searches_left_(options.preemption_depth) {
+      searches_left_(options.preemption_depth),
+      holds_left_(options.blocked_holds) {
   hold_running_jobs();
   cluster_ = cluster_view();
   hold_reservations();
@@ -214,12 +218,33 @@ void CycleRun::place(PendingJob& job, std::size_t position) {
     failed_.remember(job.shape);
   }
   if (preempt_for(job, position)) return;
+  std::string reason = options_.record_skips ? failure_reason(job.shape) : std::string();
+  const std::string held = hold_for(job);
   if (!options_.record_skips) return;
-  std::string reason = failure_reason(job.shape);
   if (policy_.has_preempt() && !balance_.any_below_share_on_path(job.account)) {
     reason += fmt::format("; `{}` holds its share already, so it waits for free capacity", job.request->account);
   }
+  if (!held.empty()) reason += "; " + held;
   skip(job, position, std::move(reason));
+}
+
+// Holds the nodes a blocked job would fit on soonest from the jobs ranked
+// below it (CycleOptions::blocked_holds). Returns what was held, for the reason.
+std::string CycleRun::hold_for(const PendingJob& job) {
+  if (holds_left_ == 0) return "";
+  std::vector<bool> reserved(state_.inventory.nodes.size(), false);
+  for (const auto& [id, reservation] : reservations_) {
+    for (int node : reservation.nodes) reserved[static_cast<std::size_t>(node)] = true;
+  }
+  const auto hold = blocked_hold(pool_, job.shape, jobs_.active, jobs_.jobs_on_node, reserved, tables_, state_.now);
+  if (!hold) return "";
+  --holds_left_;
+  pool_.take(hold->nodes, per_node(job.shape));
+  reasons_.clear();
+  return fmt::format("{} {} held for it, so no job ranked below it starts there, {}",
+                     node_list(state_.inventory, hold->nodes), hold->nodes.size() == 1 ? "is" : "are",
+                     hold->when ? fmt::format("until it fits (expected by {})", format_time(*hold->when))
+                                : std::string("until the jobs there end"));
 }
 
 // NodePool::failure_reason, remembered per shape until the capacity changes
