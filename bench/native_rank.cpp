@@ -8,9 +8,10 @@
 namespace allot::bench {
 namespace {
 
-// The language's min and max (ir.h): `a < b ? a : b`, `a > b ? a : b`.
-inline double min_of(double a, double b) { return a < b ? a : b; }
-inline double max_of(double a, double b) { return a > b ? a : b; }
+// The language's min and max (ir.h): `a < b ? a : b`, `a > b ? a : b`, a NaN operand taken as 0.
+inline double number(double a) { return a != a ? 0 : a; }
+inline double min_of(double a, double b) { return number(a) < number(b) ? number(a) : number(b); }
+inline double max_of(double a, double b) { return number(a) > number(b) ? number(a) : number(b); }
 
 constexpr double kHour = 3600;
 
