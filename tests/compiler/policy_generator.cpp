@@ -84,7 +84,7 @@ bool ExpressionGenerator::can_write(Type type) const {
 std::string ExpressionGenerator::literal(Type type) {
   switch (type) {
     case Type::number:
-      return one_of({"0", "1", "2", "0.5", "3", "10", "1000", "0.001", "1000000000000000000000", "7.25"});
+      return one_of({"0", "1", "2", "0.5", "3", "10", "1000", "0.001", "1000000000000000", "7.25"});
     case Type::duration:
       return one_of({"0s", "1s", "15m", "2h", "1d", "1w", "90m", "1.5h", "10000d"});
     case Type::percent:

@@ -33,14 +33,24 @@ class Builder {
   Span span(antlr4::ParserRuleContext* context) const { return context_span(file_, context); }
   Span span(const antlr4::Token* token) const { return token_span(file_, token); }
 
-  static double number_value(const antlr4::Token* token) {
+  // Literals stop at 10^15: every whole number up to there is exact in a double,
+  // and a longer one (a typo, or a fuzzer's) would otherwise become infinity.
+  static constexpr double kLargestLiteral = 1e15;
+
+  double number_value(const antlr4::Token* token) {
     std::string text = token->getText();
     std::size_t end = 0;
     while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-    return std::strtod(text.substr(0, end).c_str(), nullptr);
+    const double value = std::strtod(text.substr(0, end).c_str(), nullptr);
+    if (value > kLargestLiteral) {
+      diagnostics_.error("number_out_of_range", span(token), fmt::format("`{}` is too large for a literal", text))
+          .help("literals go up to 1000000000000000 (10^15); use a larger unit or a smaller number");
+      return 0;
+    }
+    return value;
   }
 
-  static double duration_seconds(const antlr4::Token* token) {
+  double duration_seconds(const antlr4::Token* token) {
     const std::string text = token->getText();
     static constexpr std::pair<char, double> units[] = {
         {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};

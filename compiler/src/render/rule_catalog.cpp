@@ -46,6 +46,7 @@ const std::map<std::string, std::string>& catalogue() {
       {"review_date_near", "a review date is close"},
       {"review_date_passed", "a review date has passed"},
       {"share_out_of_range", "a share is not between 0% and 100%"},
+      {"number_out_of_range", "a number literal is too large"},
       {"share_sum_mismatch", "the shares of one level do not sum to 100%"},
       {"slo_without_deadline", "a class promises an SLO but does not require deadlines"},
       {"syntax_error", "the text does not follow the Allot grammar"},
