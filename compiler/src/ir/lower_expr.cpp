@@ -181,7 +181,8 @@ Value ExpressionLowerer::lower_builtin(const ast::Expr& expr, const std::vector<
 // A function body sees only its parameters, bound to the lowered arguments.
 Value ExpressionLowerer::inline_function(const ast::FnDecl& function, const std::vector<Value>& arguments) {
   std::string key = function.name;
-  for (const auto& argument : arguments) key.append(",").append(key_of(argument));  // not `"," + ...`: GCC 12 -O3 -Wrestrict
+  for (const auto& argument : arguments)
+    key.append(",").append(key_of(argument));  // not `"," + ...`: GCC 12 -O3 -Wrestrict
   if (auto found = inlined_.find(key); found != inlined_.end()) return found->second;
   Bindings parameters;
   for (std::size_t i = 0; i < function.params.size() && i < arguments.size(); ++i) {
