@@ -21,13 +21,7 @@ std::string summary(const CheckResult& result, std::size_t files) {
 int run_check(const CheckArguments& arguments) {
   CheckOptions options;
   options.max_exception_horizon_days = arguments.max_exception_days;
-  if (!arguments.now.empty()) {
-    options.today = parse_date(arguments.now);
-    if (!options.today) {
-      std::cerr << "allot: --now expects a date like 2026-12-31, got `" << arguments.now << "`\n";
-      return 2;
-    }
-  }
+  if (!read_now(arguments.now, options.today)) return 2;
   std::vector<std::string> files;
   if (!expand_paths(arguments.paths, files)) return 2;
   CheckResult result = check_files(files, options);

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "allot/compiler.h"
 
 namespace allot::cli {
 
@@ -49,9 +52,46 @@ struct ReplayArguments {
 };
 int run_replay(const ReplayArguments& arguments);
 
+struct CycleArguments {
+  std::string policy;
+  std::string state;           // a state snapshot (docs/STATE.md)
+  std::string now;             // overrides the snapshot's `now`; empty keeps it
+  std::string engine = "jit";  // jit or interp
+  std::string audit;           // append audit records here, if set
+  std::string apply;           // write the state after the cycle here, if set
+};
+int run_cycle_command(const CycleArguments& arguments);
+
+struct ExplainArguments {
+  std::string policy;
+  std::string state;
+  std::string job;
+  std::string now;
+  std::string engine = "jit";
+  bool json = false;
+};
+int run_explain(const ExplainArguments& arguments);
+
+struct SlurmArguments {
+  std::string policy;
+  std::string map;                        // the mapping file (docs/SLURM.md)
+  std::string ledger = "allot-slurm.db";  // usage ledger and adapter state (SQLite)
+  std::string interval = "5s";            // between passes
+  bool once = false;
+  bool dry_run = false;
+  std::string audit;           // append JSON lines here, if set
+  std::string now;             // YYYY-MM-DD for policy checks, empty for today
+  std::string engine = "jit";  // jit or interp
+};
+int run_slurm(const SlurmArguments& arguments);
+
 // Expands folders into the `*.allot` files below them (sorted); files stay as
 // given. Returns false (after printing why) when a path does not exist.
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files);
+
+// Reads a `--now YYYY-MM-DD` argument into `today` (left unset when `now` is
+// empty). Returns false after telling the user what was wrong.
+bool read_now(const std::string& now, std::optional<Date>& today);
 
 // Whether stdout should get ANSI colour (a terminal, and NO_COLOR unset).
 bool use_color();

@@ -40,13 +40,7 @@ std::string summary(const CompiledPolicy& policy) {
 int run_compile(const CompileArguments& arguments) {
   CompileOptions options;
   options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
-  if (!arguments.now.empty()) {
-    options.check.today = parse_date(arguments.now);
-    if (!options.check.today) {
-      std::cerr << "allot: --now expects a date like 2026-12-31, got `" << arguments.now << "`\n";
-      return 2;
-    }
-  }
+  if (!read_now(arguments.now, options.check.today)) return 2;
   if (!arguments.emit.empty()) {
     EmitResult result = emit_policy(arguments.path, arguments.emit, options);
     const int code = report(result.diagnostics, result.sources);

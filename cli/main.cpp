@@ -62,6 +62,44 @@ int main(int argc, char** argv) {
   replay_command->add_option("--cycle-gap", replay.cycle_gap, "Seconds at least between two cycles (default 0)")
       ->check(CLI::NonNegativeNumber);
 
+  allot::cli::CycleArguments cycle;
+  auto* cycle_command =
+      app.add_subcommand("cycle", "Run one scheduling cycle on a state snapshot; print the decisions");
+  cycle_command->add_option("--policy", cycle.policy, "The policy file")->required();
+  cycle_command->add_option("--state", cycle.state, "The state snapshot (TOML, docs/STATE.md)")->required();
+  cycle_command->add_option("--now", cycle.now, "Run at this time instead (2026-12-02T09:30:00Z, a date, or seconds)");
+  cycle_command->add_option("--engine", cycle.engine, "What runs the policy: jit (default) or interp")
+      ->check(CLI::IsMember({"jit", "interp"}));
+  cycle_command->add_option("--audit", cycle.audit, "Append the decisions to this audit log (JSON lines)");
+  cycle_command->add_option("--apply", cycle.apply, "Write the state after the decisions to this snapshot file");
+
+  allot::cli::ExplainArguments explain;
+  auto* explain_command = app.add_subcommand("explain", "Explain why a job is where it is and when it may run");
+  explain_command->add_option("job", explain.job, "The job id")->required();
+  explain_command->add_option("--policy", explain.policy, "The policy file")->required();
+  explain_command->add_option("--state", explain.state, "The state snapshot (TOML, docs/STATE.md)")->required();
+  explain_command->add_option("--now", explain.now, "Explain at this time instead (as for `allot cycle`)");
+  explain_command->add_option("--engine", explain.engine, "What runs the policy: jit (default) or interp")
+      ->check(CLI::IsMember({"jit", "interp"}));
+  explain_command->add_flag("--json", explain.json, "Print JSON instead of text");
+
+  allot::cli::SlurmArguments slurm;
+  auto* slurm_command = app.add_subcommand("slurm", "Run the Slurm adapter: rank, set priorities, preempt by policy");
+  slurm_command->add_option("--policy", slurm.policy, "The policy file (reloaded on SIGHUP or when it changes)")
+      ->required();
+  slurm_command
+      ->add_option("--map", slurm.map, "The mapping file: Slurm accounts and jobs to tree accounts and classes")
+      ->required();
+  slurm_command->add_option("--ledger", slurm.ledger,
+                            "The usage ledger and adapter state (SQLite; default allot-slurm.db)");
+  slurm_command->add_option("--interval", slurm.interval, "Time between passes: 5s (default), 1m, ...");
+  slurm_command->add_flag("--once", slurm.once, "Run one pass and exit");
+  slurm_command->add_flag("--dry-run", slurm.dry_run, "Print the decisions; write nothing to Slurm or the ledger");
+  slurm_command->add_option("--audit", slurm.audit, "Append audit records to this file (JSON lines)");
+  slurm_command->add_option("--now", slurm.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
+  slurm_command->add_option("--engine", slurm.engine, "What runs the policy: jit (default) or interp")
+      ->check(CLI::IsMember({"jit", "interp"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -71,5 +109,8 @@ int main(int argc, char** argv) {
   if (check_command->parsed()) return allot::cli::run_check(check);
   if (compile_command->parsed()) return allot::cli::run_compile(compile);
   if (replay_command->parsed()) return allot::cli::run_replay(replay);
+  if (cycle_command->parsed()) return allot::cli::run_cycle_command(cycle);
+  if (explain_command->parsed()) return allot::cli::run_explain(explain);
+  if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);
   return allot::cli::run_fmt(fmt);
 }

@@ -9,6 +9,13 @@
 
 namespace allot::cli {
 
+bool read_now(const std::string& now, std::optional<Date>& today) {
+  if (now.empty()) return true;
+  today = parse_date(now);
+  if (!today) std::cerr << "allot: --now expects a date like 2026-12-31, got `" << now << "`\n";
+  return today.has_value();
+}
+
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   for (const auto& path : paths) {

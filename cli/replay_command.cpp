@@ -165,10 +165,7 @@ int run_replay(const ReplayArguments& arguments) {
     std::cerr << "allot: --trace needs --map FILE (which accounts and classes the trace's jobs get)\n";
     return 2;
   }
-  if (!arguments.now.empty() && !parse_date(arguments.now)) {
-    std::cerr << "allot: --now expects a date like 2026-12-31, got `" << arguments.now << "`\n";
-    return 2;
-  }
+  if (std::optional<Date> today; !read_now(arguments.now, today)) return 2;
   auto inventory = runtime::load_inventory(arguments.cluster);
   if (!inventory) {
     std::cerr << "allot: " << inventory.error().to_string() << "\n";

@@ -9,6 +9,7 @@ packages=(
   libtomlplusplus-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
   llvm-19-dev libzstd-dev zlib1g-dev libsqlite3-dev libbenchmark-dev
   clang-19 libclang-rt-19-dev clang-format
+  slurm-wlm munge libslurm-dev
 )
 
 missing=()
@@ -27,4 +28,16 @@ sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Slurm's and munge's maintainer scripts would start the system daemons; the
+# tests run their own (../shared/tools/slurm-sandbox.sh). Forbid service starts
+# for the install where the machine has no policy of its own.
+made_policy=""
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+  "${sudo_cmd[@]}" chmod 0755 /usr/sbin/policy-rc.d
+  made_policy=1
+fi
+status=0
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
+if [ -n "$made_policy" ]; then "${sudo_cmd[@]}" rm -f /usr/sbin/policy-rc.d; fi
+exit "$status"

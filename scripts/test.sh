@@ -3,7 +3,8 @@
 #   1. formatting drift (clang-format) fails the run,
 #   2. a short libFuzzer run of the policy front end (clang-19),
 #   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer,
-#   4. the tests in the normal build (last, so its summary closes the output).
+#   4. the hot-swap tests under ThreadSanitizer,
+#   5. the tests in the normal build (last, so its summary closes the output).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -18,12 +19,17 @@ bash fuzz/run.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
 
 echo "== tests under ASan + UBSan"
 bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON \
-  -- allot allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests
+  -- allot allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests allot_slurm_tests
 # Sanitizers make each evaluation ~10x slower: fewer random states and mutants
 # here; the normal build below runs the full counts.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ALLOT_DIFFERENTIAL_STATES=10000 ALLOT_MUTATIONS=1000 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slurm  # the real-Slurm test runs once, below
+
+echo "== hot swap under ThreadSanitizer"
+# One executable and one tag: policies swapped while cycles run on other threads.
+bash scripts/build.sh build-tsan -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" -- allot_cycle_tests
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/allot_cycle_tests "[hot_swap]"
 
 echo "== tests"
 bash scripts/build.sh build

@@ -210,9 +210,10 @@ std::vector<Entry> in_file_order(const toml::array* nodes, const toml::array* gr
 
 using Failure = Unexpected<InventoryError>;
 
-Expected<Inventory, InventoryError> read_document(const toml::table& root, const std::string& file) {
+}  // namespace
+
+Expected<Inventory, InventoryError> read_inventory_tables(const toml::table& root, const std::string& file) {
   FieldReader top(root, file, "");
-  top.reject_unknown_keys({"cluster", "node", "group"});
   InventoryBuilder builder(file);
   builder.inventory().name = cluster_name(root, file, top);
   const toml::array* nodes = tables_of(root, "node", top);
@@ -227,6 +228,15 @@ Expected<Inventory, InventoryError> read_document(const toml::table& root, const
     return Failure{InventoryError{file, 1, 1, "", "the inventory has no nodes; add a `[[node]]` or `[[group]]` table"}};
   }
   return std::move(builder.inventory());
+}
+
+namespace {
+
+Expected<Inventory, InventoryError> read_document(const toml::table& root, const std::string& file) {
+  FieldReader top(root, file, "");
+  top.reject_unknown_keys({"cluster", "node", "group"});
+  if (top.error()) return Failure{*top.error()};
+  return read_inventory_tables(root, file);
 }
 
 }  // namespace

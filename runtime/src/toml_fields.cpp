@@ -9,9 +9,7 @@
 #include "nearest_name.h"
 
 namespace allot::runtime {
-namespace {
 
-// How a TOML value's kind reads in a sentence: "must be an integer, not a string".
 const char* kind_name(const toml::node& node) {
   switch (node.type()) {
     case toml::node_type::table:
@@ -37,6 +35,8 @@ const char* kind_name(const toml::node& node) {
   }
 }
 
+namespace {
+
 std::string join_names(const std::vector<std::string_view>& names) {
   std::string joined;
   for (std::string_view name : names) joined += fmt::format("{}`{}`", joined.empty() ? "" : ", ", name);
@@ -48,6 +48,29 @@ Seconds seconds_since_epoch(const toml::date_time& stamp) {
   const sys_days day_start = year_month_day{year{stamp.date.year}, month{stamp.date.month}, day{stamp.date.day}};
   const Seconds day_seconds = stamp.time.hour * 3600 + stamp.time.minute * 60 + stamp.time.second;
   return day_start.time_since_epoch().count() * Seconds{86400} + day_seconds - stamp.offset->minutes * Seconds{60};
+}
+
+// "1h30m" -> 5400: whole numbers with the units d, h, m, s, largest first, each at most once.
+std::optional<Seconds> parse_duration_text(std::string_view text) {
+  constexpr std::string_view kUnits = "dhms";
+  constexpr Seconds kUnitSeconds[] = {86400, 3600, 60, 1};
+  constexpr Seconds kMaxNumber = 1'000'000'000;
+  Seconds total = 0;
+  std::size_t next_unit = 0, at = 0;
+  while (at < text.size()) {
+    Seconds number = 0;
+    const std::size_t digits_start = at;
+    for (; at < text.size() && text[at] >= '0' && text[at] <= '9' && number <= kMaxNumber; ++at) {
+      number = number * 10 + (text[at] - '0');
+    }
+    if (at == digits_start || at == text.size() || number > kMaxNumber) return std::nullopt;
+    const std::size_t unit = kUnits.find(text[at++], next_unit);
+    if (unit == std::string_view::npos) return std::nullopt;
+    total += number * kUnitSeconds[unit];
+    next_unit = unit + 1;
+  }
+  if (text.empty()) return std::nullopt;
+  return total;
 }
 
 }  // namespace
@@ -134,7 +157,14 @@ std::optional<Seconds> FieldReader::optional_timestamp(std::string_view key) {
   const toml::node* node = find(key, "a date-time such as 2026-12-02T06:00:00Z",
                                 [](const toml::node& n) { return n.is_date_time() || n.is_integer(); });
   if (node == nullptr) return std::nullopt;
-  if (node->is_integer()) return *node->value<std::int64_t>();
+  if (node->is_integer()) {
+    // Later times have no four-digit year, so they could not be written back as date-times.
+    constexpr std::int64_t kLatest = 253'402'300'799;  // 9999-12-31T23:59:59Z
+    const std::int64_t seconds = *node->value<std::int64_t>();
+    if (seconds >= 0 && seconds <= kLatest) return seconds;
+    fail(key, fmt::format("`{}` in seconds must be between 0 (1970) and {} (9999), not {}", key, kLatest, seconds));
+    return std::nullopt;
+  }
   const toml::date_time stamp = *node->value<toml::date_time>();
   if (!stamp.offset) {
     fail(key, fmt::format("`{}` needs a UTC offset, e.g. 2026-12-02T06:00:00Z", key));
@@ -152,6 +182,74 @@ void FieldReader::reject_unknown_keys(const std::vector<std::string_view>& known
     fail(key.str(), fmt::format("unknown field `{}`; {}", key.str(), help));
     return;
   }
+}
+
+void FieldReader::fail_at(const toml::node& where, std::string_view field, std::string message) {
+  if (error_) return;
+  const std::string name = prefix_.empty() ? std::string(field) : fmt::format("{}.{}", prefix_, field);
+  error_ = located_error(where.source(), file_, name, std::move(message));
+}
+
+Seconds FieldReader::timestamp(std::string_view key) {
+  if (!has(key)) fail(key, fmt::format("missing field `{}`", key));
+  return optional_timestamp(key).value_or(0);
+}
+
+std::optional<bool> FieldReader::optional_boolean(std::string_view key) {
+  const toml::node* node = find(key, "a boolean (true or false)", [](const toml::node& n) { return n.is_boolean(); });
+  if (node == nullptr) return std::nullopt;
+  return *node->value<bool>();
+}
+
+std::optional<double> FieldReader::optional_number(std::string_view key, double min) {
+  const toml::node* node = find(key, "a number", [](const toml::node& n) { return n.is_number(); });
+  if (node == nullptr) return std::nullopt;
+  const double value = *node->value<double>();
+  if (!std::isfinite(value)) {
+    fail(key, fmt::format("`{}` must be a finite number, not {}", key, value));
+    return std::nullopt;
+  }
+  if (value < min) {
+    fail(key, fmt::format("`{}` must be at least {}, not {}", key, min, value));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<Seconds> FieldReader::optional_duration(std::string_view key) {
+  const toml::node* node = find(key, "a duration such as \"30m\" or \"1h30m\"",
+                                [](const toml::node& n) { return n.is_string() || n.is_integer(); });
+  if (node == nullptr) return std::nullopt;
+  if (node->is_integer()) {
+    const std::int64_t seconds = *node->value<std::int64_t>();
+    if (seconds >= 0) return seconds;
+    fail(key, fmt::format("`{}` must not be negative, not {}", key, seconds));
+    return std::nullopt;
+  }
+  const std::string text = *node->value<std::string>();
+  if (auto seconds = parse_duration_text(text)) return seconds;
+  fail(key, fmt::format("`{}` must be a duration such as \"30m\", \"1h30m\" or \"7d\", not \"{}\"", key, text));
+  return std::nullopt;
+}
+
+std::vector<std::string> FieldReader::text_list(std::string_view key) {
+  if (!has(key)) fail(key, fmt::format("missing field `{}`", key));
+  const toml::node* node = find(key, "an array of strings", [](const toml::node& n) { return n.is_array(); });
+  std::vector<std::string> texts;
+  if (node == nullptr) return texts;
+  const toml::array& array = *node->as_array();
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const toml::node& item = *array.get(i);
+    const std::string field = fmt::format("{}[{}]", key, i);
+    if (!item.is_string()) {
+      fail_at(item, field, fmt::format("`{}` must be a string, not {}", field, kind_name(item)));
+    } else if (item.value<std::string>()->empty()) {
+      fail_at(item, field, fmt::format("`{}` must not be empty", field));
+    } else {
+      texts.push_back(*item.value<std::string>());
+    }
+  }
+  return texts;
 }
 
 }  // namespace allot::runtime

@@ -174,6 +174,30 @@ TEST_CASE("preemption never pushes an account below its share", "[cycle][victims
   }
 }
 
+TEST_CASE("a victim in its grace is counted once: each waiting job preempts only what it needs", "[cycle][victims]") {
+  std::vector<RunningJob> jobs;
+  for (int i = 0; i < 8; ++i) {
+    jobs.push_back(beta_job("b" + std::to_string(i), 1, 1 + i, contract_from(kTuesday - kHour, 0, 5 * kMinute)));
+  }
+  ClusterState state = one_node(jobs, {job("first", "alpha", "work", 1), job("second", "alpha", "work", 1)});
+
+  const CycleResult result = run_cycle(state, *always_preempt());
+  // One victim per one-GPU job: the GPU the first victim frees is the first
+  // job's, not a shortfall the second job must make up with an extra victim.
+  const auto preempted = decisions_of(result, DecisionKind::preempt);
+  REQUIRE(preempted.size() == 2);
+  CHECK(preempted[0]->for_job != preempted[1]->for_job);
+  CHECK(result.reservations.size() == 2);
+
+  SECTION("and in the next cycle, while both victims checkpoint, nobody preempts again") {
+    apply_decisions(state, result);
+    state.now = kTuesday + 2 * kMinute;
+    const CycleResult waiting = run_cycle(state, *always_preempt());
+    CHECK(decisions_of(waiting, DecisionKind::preempt).empty());
+    CHECK(waiting.reservations.size() == 2);
+  }
+}
+
 TEST_CASE("capacity freed by a preemption with a grace is reserved for its job", "[cycle][victims]") {
   std::vector<RunningJob> jobs;
   for (int i = 0; i < 8; ++i) {

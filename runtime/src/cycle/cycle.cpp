@@ -46,6 +46,10 @@ class CycleRun {
   void skip(const PendingJob& job, std::size_t position, std::string reason);
   const std::string& failure_reason(const NodeRequest& shape);
   void capacity_returned();
+  void claim(const std::vector<int>& nodes, const NodeAmounts& amounts);
+  void unclaim(const std::vector<int>& nodes, const NodeAmounts& amounts);
+  void add_stopping(const std::vector<int>& nodes, const NodeAmounts& amounts);
+  void retally(int node);
   Decision job_decision(DecisionKind kind, const JobRequest& request, int account, int job_class) const;
   double job_rate(const PendingJob& job, const std::vector<int>& nodes) const;
 
@@ -69,6 +73,11 @@ class CycleRun {
   std::unordered_map<std::string, Reservation> reservations_;                 // by job id, in force
   std::size_t searches_left_ = 0;
   std::size_t holds_left_ = 0;
+  // Per node: what stopping jobs still hold, what is claimed for later
+  // (reservations, holds), and the overlap of the two. A stopping job's
+  // resources are what a claim on its node waits for, so the pool counts the
+  // overlap once: free = capacity - other jobs - max(stopping, claimed).
+  std::vector<NodeAmounts> stopping_, claimed_, overlap_;
   std::vector<std::vector<int>> candidates_on_node_;  // filled at the first victim search, with lost_now_
   std::vector<double> lost_now_;                      // per active job, filled at the first victim search
   std::vector<Decision> actions_;                     // starts and preemptions
@@ -91,7 +100,10 @@ CycleRun::CycleRun(const ClusterState& state, const CompiledPolicy& policy, cons
       pending_table_(pending_job_table(jobs_.pending, tables_, policy.job_fields_read(), state.now)),
       running_table_(running_job_table(jobs_.active, tables_, policy.job_fields_read(), state.now)),
       searches_left_(options.preemption_depth),
-      holds_left_(options.blocked_holds) {
+      holds_left_(options.blocked_holds),
+      stopping_(state.inventory.nodes.size()),
+      claimed_(state.inventory.nodes.size()),
+      overlap_(state.inventory.nodes.size()) {
   hold_running_jobs();
   cluster_ = cluster_view();
   hold_reservations();
@@ -102,6 +114,7 @@ void CycleRun::hold_running_jobs() {
   for (const ActiveJob& job : jobs_.active) {
     if (job.stopped) continue;
     pool_.take(job.job->nodes, job.per_node);
+    if (job.stopping) add_stopping(job.job->nodes, job.per_node);
     if (!job.stopping && job.account >= 0) balance_.add(job.account, job.rate);
   }
 }
@@ -121,7 +134,7 @@ void CycleRun::hold_reservations() {
     if (!job.problem.empty() || found == wanted.end() || reservations_.count(job.request->id)) continue;
     const Reservation& reservation = *found->second;
     const NodeAmounts amounts{reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node};
-    pool_.take(reservation.nodes, amounts);
+    claim(reservation.nodes, amounts);
     balance_.add(job.account, rate_of(unit_, state_.inventory, reservation.nodes, amounts));
     reservations_.emplace(reservation.job_id, reservation);
   }
@@ -137,15 +150,7 @@ abi::ClusterView CycleRun::cluster_view() const {
   for (std::size_t n = 0; n < state_.inventory.nodes.size(); ++n) {
     if (state_.inventory.nodes[n].state == NodeState::up) free += std::max(0, pool_.free(static_cast<int>(n)).gpus);
   }
-  const double total = state_.inventory.total_gpus();
-  abi::ClusterView view{};
-  view.values[abi::cluster_now] = static_cast<double>(state_.now);
-  view.values[abi::cluster_total_gpus] = total;
-  view.values[abi::cluster_free_gpus] = free;
-  view.values[abi::cluster_utilization] = total > 0 ? used / total : 0.0;
-  view.values[abi::cluster_pending_jobs] = static_cast<double>(state_.pending.size());
-  view.values[abi::cluster_running_jobs] = running;
-  return view;
+  return cluster_record(state_, used, free, running);
 }
 
 CycleResult CycleRun::run() {
@@ -239,7 +244,7 @@ std::string CycleRun::hold_for(const PendingJob& job) {
   const auto hold = blocked_hold(pool_, job.shape, jobs_.active, jobs_.jobs_on_node, reserved, tables_, state_.now);
   if (!hold) return "";
   --holds_left_;
-  pool_.take(hold->nodes, per_node(job.shape));
+  claim(hold->nodes, per_node(job.shape));
   reasons_.clear();
   return fmt::format("{} {} held for it, so no job ranked below it starts there, {}",
                      node_list(state_.inventory, hold->nodes), hold->nodes.size() == 1 ? "is" : "are",
@@ -263,7 +268,7 @@ bool CycleRun::start_reserved(PendingJob& job, std::size_t position) {
   const Reservation reservation = reservations_.at(job.request->id);
   const NodeAmounts amounts{reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node};
   const double rate = rate_of(unit_, state_.inventory, reservation.nodes, amounts);
-  pool_.give(reservation.nodes, amounts);
+  unclaim(reservation.nodes, amounts);
   balance_.add(job.account, -rate);
   if (auto nodes = pool_.find(job.shape)) {
     reservations_.erase(job.request->id);
@@ -271,7 +276,7 @@ bool CycleRun::start_reserved(PendingJob& job, std::size_t position) {
     start(job, position, *nodes, "the capacity freed for it is free now");
     return true;
   }
-  pool_.take(reservation.nodes, amounts);
+  claim(reservation.nodes, amounts);
   balance_.add(job.account, rate);
   return false;
 }
@@ -307,7 +312,7 @@ bool CycleRun::preempt_for(PendingJob& job, std::size_t position) {
   const NodeAmounts amounts = per_node(job.shape);
   Reservation reservation{job.request->id, choice->nodes, release + options_.reservation_ttl,
                           amounts.gpus,    amounts.cpus,  amounts.memory_gib};
-  pool_.take(reservation.nodes, amounts);
+  claim(reservation.nodes, amounts);
   balance_.add(job.account, job_rate(job, reservation.nodes));
   skip(job, position,
        fmt::format("capacity on {} is reserved for it {}; they stop by {} (their grace)",
@@ -326,6 +331,8 @@ void CycleRun::stop(int active, Seconds stops_at, double lost, const std::string
     job.stopped = true;
     pool_.give(job.job->nodes, job.per_node);
     capacity_returned();
+  } else {
+    add_stopping(job.job->nodes, job.per_node);
   }
   Decision decision = job_decision(DecisionKind::preempt, job.job->request, job.account, job.job_class);
   decision.position = -1;
@@ -377,6 +384,43 @@ void CycleRun::skip(const PendingJob& job, std::size_t position, std::string rea
 void CycleRun::capacity_returned() {
   failed_.forget();
   reasons_.clear();
+}
+
+void CycleRun::claim(const std::vector<int>& nodes, const NodeAmounts& amounts) {
+  pool_.take(nodes, amounts);
+  for (int node : nodes) {
+    NodeAmounts& claimed = claimed_[static_cast<std::size_t>(node)];
+    claimed = {claimed.gpus + amounts.gpus, claimed.cpus + amounts.cpus, claimed.memory_gib + amounts.memory_gib};
+    retally(node);
+  }
+}
+
+void CycleRun::unclaim(const std::vector<int>& nodes, const NodeAmounts& amounts) {
+  claim(nodes, NodeAmounts{-amounts.gpus, -amounts.cpus, -amounts.memory_gib});
+}
+
+void CycleRun::add_stopping(const std::vector<int>& nodes, const NodeAmounts& amounts) {
+  for (int node : nodes) {
+    NodeAmounts& stopping = stopping_[static_cast<std::size_t>(node)];
+    stopping = {stopping.gpus + amounts.gpus, stopping.cpus + amounts.cpus, stopping.memory_gib + amounts.memory_gib};
+    retally(node);
+  }
+}
+
+// Gives the pool back (or takes) the change in the overlap of stopping and
+// claimed capacity on `node`.
+void CycleRun::retally(int node) {
+  const auto n = static_cast<std::size_t>(node);
+  const NodeAmounts overlap{std::min(stopping_[n].gpus, claimed_[n].gpus),
+                            std::min(stopping_[n].cpus, claimed_[n].cpus),
+                            std::min(stopping_[n].memory_gib, claimed_[n].memory_gib)};
+  const NodeAmounts change{overlap.gpus - overlap_[n].gpus, overlap.cpus - overlap_[n].cpus,
+                           overlap.memory_gib - overlap_[n].memory_gib};
+  if (change.gpus == 0 && change.cpus == 0 && change.memory_gib == 0) return;
+  overlap_[n] = overlap;
+  const int nodes[] = {node};
+  pool_.give(nodes, change);
+  if (change.gpus > 0 || change.cpus > 0 || change.memory_gib > 0) capacity_returned();
 }
 
 // The names come from the policy's tables when the job's are known there:

@@ -136,6 +136,18 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
   return jobs;
 }
 
+abi::ClusterView cluster_record(const ClusterState& state, double used_gpus, double free_gpus, double running_jobs) {
+  const double total = state.inventory.total_gpus();
+  abi::ClusterView view{};
+  view.values[abi::cluster_now] = static_cast<double>(state.now);
+  view.values[abi::cluster_total_gpus] = total;
+  view.values[abi::cluster_free_gpus] = free_gpus;
+  view.values[abi::cluster_utilization] = total > 0 ? used_gpus / total : 0.0;
+  view.values[abi::cluster_pending_jobs] = static_cast<double>(state.pending.size());
+  view.values[abi::cluster_running_jobs] = running_jobs;
+  return view;
+}
+
 Seconds last_safe_point(const RunningJob& job, Seconds at) {
   if (!job.contract.resumable) return job.started;
   Seconds safe = std::max(job.started, job.last_checkpoint);

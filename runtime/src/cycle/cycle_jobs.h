@@ -58,6 +58,10 @@ struct CycleJobs {
 CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
                        const UnitWeights& unit);
 
+// The `cluster` record a policy reads, from a cycle's tallies of GPUs in use,
+// free GPUs on up nodes, and running jobs.
+abi::ClusterView cluster_record(const ClusterState& state, double used_gpus, double free_gpus, double running_jobs);
+
 // The time a job would resume from if it stopped at `at`: its last checkpoint
 // when resumable (a `checkpoint every` job is taken to checkpoint on schedule
 // after the last one the driver reported), else its start.

@@ -1,0 +1,46 @@
+#include "cycle_inputs.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+
+namespace allot::cli {
+namespace {
+
+std::nullopt_t fail(int& code, int exit_code, const std::string& message) {
+  std::cerr << "allot: " << message << "\n";
+  code = exit_code;
+  return std::nullopt;
+}
+
+bool stderr_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDERR_FILENO); }
+
+}  // namespace
+
+std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, const std::string& state_path,
+                                             const std::string& now, const std::string& engine, int& code) {
+  std::optional<runtime::Seconds> override_now;
+  if (!now.empty() && !(override_now = runtime::parse_timestamp(now))) {
+    return fail(code, 2,
+                fmt::format("--now expects a time like 2026-12-02T09:30:00Z, a date like 2026-12-02 or seconds since "
+                            "the epoch, got `{}`",
+                            now));
+  }
+  auto snapshot = runtime::load_snapshot(state_path);
+  if (!snapshot) return fail(code, snapshot.error().line == 0 ? 2 : 1, snapshot.error().to_string());
+  if (override_now) snapshot->state.now = *override_now;
+  CompileOptions options;
+  options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;
+  options.check.today = Date{static_cast<int>(snapshot->state.now / 86400)};
+  CompileResult compiled = compile_policy_file(policy_path, options);
+  std::cerr << render_text(compiled.diagnostics, compiled.sources, {stderr_color()});
+  if (!compiled.policy) {
+    const bool io = !compiled.diagnostics.empty() && compiled.diagnostics.front().code == "io_error";
+    code = io ? 2 : 1;
+    return std::nullopt;
+  }
+  return CycleInputs{std::move(*snapshot), std::move(compiled.policy)};
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,302 @@
+// `allot slurm`: the reconcile loop that makes a real slurmctld follow a
+// policy (docs/SLURM.md). One pass every --interval; SIGHUP or an edit of the
+// policy file reloads it: the new policy is compiled and checked on another
+// thread while passes go on with the old one, then swapped in between two
+// passes. A policy that fails to compile, or names accounts the mapping file
+// lacks, is refused with its diagnostics and the old one keeps running.
+// SIGTERM or SIGINT ends the loop after the pass in progress.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "allot/audit.h"
+#include "allot/policy_slot.h"
+#include "allot/slurm.h"
+#include "commands.h"
+
+namespace allot::cli {
+namespace {
+
+volatile std::sig_atomic_t reload_requested = 0;
+volatile std::sig_atomic_t stop_requested = 0;
+
+void on_reload(int) { reload_requested = 1; }
+void on_stop(int) { stop_requested = 1; }
+
+void install_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_reload;
+  sigaction(SIGHUP, &action, nullptr);
+  action.sa_handler = on_stop;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+std::string clock_text(slurm::Seconds now) {
+  const std::time_t time = now;
+  std::tm utc{};
+  gmtime_r(&time, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+void log(const std::string& line) { std::cerr << "allot slurm: " << line << '\n' << std::flush; }
+
+// "5s", "2m", "1h" or whole seconds.
+std::optional<slurm::Seconds> parse_interval(const std::string& text) {
+  std::size_t used = 0;
+  long long number = 0;
+  try {
+    number = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = text.substr(used);
+  const slurm::Seconds scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (scale == 0 || number <= 0) return std::nullopt;
+  return number * scale;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// A compiled policy that also fits the mapping file, or why not.
+struct Candidate {
+  std::shared_ptr<const CompiledPolicy> policy;
+  std::string problems;  // diagnostics and map errors, rendered for the log
+  std::string source;    // the text compiled, to notice later edits
+};
+
+Candidate compile_candidate(const std::string& path, const CompileOptions& options, const slurm::JobMap& map) {
+  Candidate candidate;
+  candidate.source = read_text(path);
+  CompileResult result = compile_policy_file(path, options);
+  candidate.problems = render_text(result.diagnostics, result.sources, {false});
+  if (!result.policy) return candidate;
+  if (auto error = slurm::check_job_map(map, result.policy->tables())) {
+    candidate.problems += error->to_string() + "\n";
+    return candidate;
+  }
+  candidate.policy = std::move(result.policy);
+  return candidate;
+}
+
+const char* action_text(slurm::Action::Kind kind) {
+  switch (kind) {
+    case slurm::Action::Kind::set_priority:
+      return "set priority of";
+    case slurm::Action::Kind::checkpoint_signal:
+      return "send the checkpoint signal to";
+    case slurm::Action::Kind::requeue:
+      return "requeue";
+  }
+  return "";
+}
+
+// What a dry run would have done, for a person.
+void print_decisions(const slurm::PassReport& report, bool dry_run) {
+  for (std::size_t i = 0; i < report.cycle.ranked_job_ids.size(); ++i) {
+    std::cout << fmt::format("rank {:>4}  job {:<10} {:.3f}\n", i + 1, report.cycle.ranked_job_ids[i],
+                             report.cycle.ranks[i]);
+  }
+  for (const runtime::Decision& decision : report.cycle.decisions) {
+    if (decision.kind == runtime::DecisionKind::skip) continue;
+    std::cout << fmt::format("{} job {}: {}\n", decision.kind == runtime::DecisionKind::start ? "start" : "preempt",
+                             decision.job_id, decision.reason);
+  }
+  for (const slurm::Action& action : report.actions) {
+    std::string line = fmt::format("{} {} job {}", dry_run ? "would" : "did", action_text(action.kind), action.job);
+    if (action.kind == slurm::Action::Kind::set_priority) line += fmt::format(" to {}", action.priority);
+    if (!action.for_job.empty()) line += fmt::format(" (for job {})", action.for_job);
+    if (action.kind == slurm::Action::Kind::requeue)
+      line += fmt::format(", losing {:.0f} GPU-seconds", action.lost_gpu_seconds);
+    std::cout << line << (action.error.empty() ? "" : " -- refused: " + action.error) << '\n';
+  }
+  std::cout << std::flush;
+}
+
+// The cycle's starts and preemptions (runtime/audit.h records; skips would
+// repeat every pending job every pass), the contracts recorded and the writes
+// to Slurm: one JSON object a line, appended in one write per pass.
+void write_audit(std::ofstream& audit, const slurm::PassReport& report) {
+  runtime::CycleResult decided = report.cycle;
+  std::erase_if(decided.decisions,
+                [](const runtime::Decision& decision) { return decision.kind == runtime::DecisionKind::skip; });
+  std::string lines = runtime::audit_lines(decided, report.inventory);
+  for (const slurm::ObservedStart& start : report.starts) lines += slurm::start_json(start, report.now) + "\n";
+  for (const slurm::Action& action : report.actions) {
+    lines += slurm::action_json(action, report.now, report.policy_hash) + "\n";
+  }
+  audit << lines << std::flush;
+}
+
+std::string pass_summary(const slurm::PassReport& report) {
+  int priorities = 0, signals = 0, requeues = 0, refused = 0;
+  for (const slurm::Action& action : report.actions) {
+    priorities += action.kind == slurm::Action::Kind::set_priority;
+    signals += action.kind == slurm::Action::Kind::checkpoint_signal;
+    requeues += action.kind == slurm::Action::Kind::requeue;
+    refused += !action.error.empty();
+  }
+  return fmt::format(
+      "{} pass: {} pending, {} running; {} priorities, {} checkpoint signals, {} requeues{}; "
+      "charged {:.4f} unit-hours",
+      clock_text(report.now), report.pending, report.running, priorities, signals, requeues,
+      refused ? fmt::format(" ({} refused by Slurm)", refused) : "", report.charged);
+}
+
+// What a reload ended with: a line for the log, and the text it was about.
+struct Reload {
+  std::string message;
+  std::string source;
+  bool swapped = false;
+};
+
+class Loop {
+ public:
+  Loop(const SlurmArguments& arguments, CompileOptions options, slurm::JobMap map, Candidate first)
+      : arguments_(arguments),
+        options_(std::move(options)),
+        map_(std::move(map)),
+        slot_(first.policy),
+        running_source_(std::move(first.source)) {}
+
+  // Runs passes until stopped (or once); the exit code.
+  int run(slurm::Adapter& adapter, std::ofstream* audit);
+
+ private:
+  void start_reload(const char* why);
+  void finish_reload();
+
+  const SlurmArguments& arguments_;
+  CompileOptions options_;
+  slurm::JobMap map_;
+  runtime::PolicySlot slot_;
+  std::string running_source_;
+  std::string refused_source_;  // the last text refused, so an unchanged file is not retried every pass
+  std::future<Reload> reload_;
+};
+
+// Compiles and checks on its own thread, then swaps: passes go on meanwhile.
+void Loop::start_reload(const char* why) {
+  if (reload_.valid()) return;
+  log(fmt::format("reloading `{}` ({})", arguments_.policy, why));
+  reload_ = std::async(std::launch::async, [this] {
+    Candidate next = compile_candidate(arguments_.policy, options_, map_);
+    if (!next.policy) {
+      return Reload{fmt::format("refused the new policy; {} keeps running:\n{}",
+                                slot_.current()->source_hash().substr(0, 12), next.problems),
+                    std::move(next.source), false};
+    }
+    const runtime::SwapOutcome outcome = slot_.swap(next.policy);
+    return Reload{outcome.message + "; running jobs keep the contracts they started with", std::move(next.source),
+                  outcome.swapped};
+  });
+}
+
+void Loop::finish_reload() {
+  if (!reload_.valid() || reload_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  Reload done = reload_.get();
+  log(done.message);
+  (done.swapped ? running_source_ : refused_source_) = std::move(done.source);
+}
+
+int Loop::run(slurm::Adapter& adapter, std::ofstream* audit) {
+  const auto interval = std::chrono::seconds(*parse_interval(arguments_.interval));
+  int failures = 0;
+  while (!stop_requested) {
+    finish_reload();
+    const auto started = std::chrono::steady_clock::now();
+    const slurm::Seconds now = std::time(nullptr);
+    const std::shared_ptr<const CompiledPolicy> policy = slot_.current();  // held for the whole pass
+    auto report = adapter.reconcile(*policy, now);
+    if (!report) {
+      ++failures;
+      log(fmt::format("{} pass failed, nothing written to Slurm: {}", clock_text(now), report.error()));
+    } else {
+      failures = 0;
+      for (const std::string& note : report->notes) log(note);
+      log(pass_summary(*report));
+      if (audit != nullptr) write_audit(*audit, *report);
+      if (arguments_.dry_run || arguments_.once) print_decisions(*report, arguments_.dry_run);
+    }
+    if (arguments_.once) return report ? 0 : 1;
+    slot_.release_retired();  // replaced policies are freed here, between passes, never under a cycle
+    while (!stop_requested && std::chrono::steady_clock::now() - started < interval) {
+      if (reload_requested) {
+        reload_requested = 0;
+        start_reload("SIGHUP");
+      }
+      finish_reload();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const std::string text = read_text(arguments_.policy);
+    if (text != running_source_ && text != refused_source_) start_reload("the file changed");
+  }
+  if (reload_.valid()) reload_.wait();
+  log("stopped");
+  return failures > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_slurm(const SlurmArguments& arguments) {
+  CompileOptions options;
+  options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
+  if (!read_now(arguments.now, options.check.today)) return 2;
+  if (!parse_interval(arguments.interval)) {
+    std::cerr << "allot: --interval expects a duration like 5s, 2m or 1h, got `" << arguments.interval << "`\n";
+    return 2;
+  }
+  auto map = slurm::load_job_map(arguments.map);
+  if (!map) {
+    std::cerr << "allot: " << map.error().to_string() << '\n';
+    return map.error().line == 0 ? 2 : 1;
+  }
+  Candidate first = compile_candidate(arguments.policy, options, *map);
+  if (!first.policy) {
+    std::cerr << first.problems;
+    return 1;
+  }
+  auto backend = slurm::connect_libslurm();
+  if (!backend) {
+    std::cerr << "allot: " << backend.error() << '\n';
+    return 2;
+  }
+  auto adapter = slurm::Adapter::open(**backend, *map, {arguments.ledger, arguments.dry_run, {}});
+  if (!adapter) {
+    std::cerr << "allot: " << adapter.error() << '\n';
+    return 2;
+  }
+  std::ofstream audit;
+  if (!arguments.audit.empty()) {
+    audit.open(arguments.audit, std::ios::app);
+    if (!audit) {
+      std::cerr << "allot: cannot append to `" << arguments.audit << "`\n";
+      return 2;
+    }
+  }
+  install_handlers();
+  log(fmt::format("running policy `{}` {} with ledger `{}`, {}{}", first.policy->tables().name,
+                  first.policy->source_hash().substr(0, 12), arguments.ledger,
+                  arguments.once ? "one pass" : "a pass every " + arguments.interval,
+                  arguments.dry_run ? " (dry run: nothing is written)" : ""));
+  Loop loop(arguments, options, std::move(*map), std::move(first));
+  return loop.run(**adapter, audit.is_open() ? &audit : nullptr);
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Writes research-busy.toml: a Wednesday afternoon on the 1,000-GPU research
+# cluster (../clusters/research-1000gpu.toml) under policies/large_org.allot,
+# about 95% full, with 300 jobs waiting. Deterministic: the
+# same seed gives the same bytes (a Park-Miller generator in awk, exact in
+# doubles), so the file can be regenerated and diffed.
+#
+# Usage: bash examples/states/make_research_busy.sh [SEED] > examples/states/research-busy.toml
+set -euo pipefail
+seed="${1:-20261202}"
+
+awk -v seed="$seed" '
+function rand_int(n) { state = (state * 16807) % 2147483647; return int(state / 2147483647 * n) }
+function pick(list, count) { return list[rand_int(count) + 1] }
+function stamp(t,   days, rest, y, m, d, era, doe, yoe, doy, mp) {
+  # Days since 1970 to a civil date (Howard Hinnant), then HH:MM:SS.
+  days = int(t / 86400); rest = t - days * 86400
+  days += 719468; era = int(days / 146097); doe = days - era * 146097
+  yoe = int((doe - int(doe / 1460) + int(doe / 36524) - int(doe / 146096)) / 365)
+  y = yoe + era * 400; doy = doe - (365 * yoe + int(yoe / 4) - int(yoe / 100))
+  mp = int((5 * doy + 2) / 153); d = doy - int((153 * mp + 2) / 5) + 1
+  m = mp < 10 ? mp + 3 : mp - 9; if (m <= 2) y++
+  return sprintf("%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, int(rest / 3600), int(rest % 3600 / 60), rest % 60)
+}
+function duration(s) { return s % 3600 == 0 ? sprintf("\"%dh\"", s / 3600) : sprintf("\"%dm\"", s / 60) }
+function request(id, account, class, gpus, type, submitted, runtime) {
+  printf "id = \"%s\"\naccount = \"%s\"\nclass = \"%s\"\ngpus_per_node = %d\n", id, account, class, gpus
+  if (type != "") printf "gpu_type = \"%s\"\n", type
+  printf "submitted = %s\n", stamp(submitted)
+  if (runtime > 0) printf "expected_runtime = %s\n", duration(runtime)
+}
+# Places `count` nodes with `gpus` free GPUs each of `type` (first fit from a
+# random start), filling chosen[]; returns 0 when the type has no room.
+function place(type, gpus, count,   n, first, i, k, found) {
+  n = nodes_of[type]; first = rand_int(n); found = 0
+  for (k = 0; k < n && found < count; k++) {
+    i = (first + k) % n
+    if (free[type, i] >= gpus) { chosen[++found] = i }
+  }
+  if (found < count) return 0
+  for (k = 1; k <= count; k++) free[type, chosen[k]] -= gpus
+  return 1
+}
+function node_name(type, i) { return type == "b300" ? "b300-01" : sprintf("%s-%02d", type, i + 1) }
+function running(id, account, class, gpus, type, count, started, runtime, protect, every, grace, resumable, \
+                 preemptible,   k, list) {
+  if (!place(type, gpus, count)) return
+  print "\n[[running]]"
+  request(id, account, class, gpus, type, started - 60 * (5 + rand_int(240)), runtime)
+  list = ""
+  for (k = 1; k <= count; k++) list = list (k > 1 ? ", " : "") "\"" node_name(type, chosen[k]) "\""
+  printf "nodes = [%s]\nstarted = %s\n", list, stamp(started)
+  if (every > 0 && now - started > every) printf "last_checkpoint = %s\n", stamp(now - (now - started) % every)
+  print "\n[running.contract]"
+  printf "protected_until = %s\n", stamp(started + protect)
+  if (every > 0) printf "checkpoint_every = %s\n", duration(every)
+  if (grace > 0) printf "grace = %s\n", duration(grace)
+  printf "resumable = %s\npreemptible = %s\n", resumable ? "true" : "false", preemptible ? "true" : "false"
+}
+BEGIN {
+  state = seed % 2147483647
+  now = 1796220000  # 2026-12-02T14:00:00Z, a Wednesday
+  nodes_of["h100"] = 64; nodes_of["a100"] = 48; nodes_of["l40s"] = 12; nodes_of["b300"] = 1
+  for (t in nodes_of) for (i = 0; i < nodes_of[t]; i++) free[t, i] = 8
+  split("foundation_models/pretraining/omar_haddad foundation_models/pretraining/sofia_rossi " \
+        "foundation_models/alignment/amara_okafor foundation_models/alignment/diego_alvarez " \
+        "foundation_models/multimodal/jin_park foundation_models/long_context/thomas_muller " \
+        "foundation_models/safety/grace_kim product_ai/search_ranking/arjun_mehta " \
+        "product_ai/assistant/fatima_zahra product_ai/assistant/lucas_moreau " \
+        "product_ai/recommendations/olivia_brown product_ai/trust_safety/daniel_nguyen " \
+        "product_ai/ads_quality/sarah_levy platform/inference/nadia_karimi platform/data_platform/emma_schulz " \
+        "platform/developer_tools/liam_oconnor platform/reliability/kofi_asante " \
+        "applied_research/robotics/rahul_verma applied_research/speech/chen_yang " \
+        "applied_research/vision/eva_lindberg applied_research/biology/adaeze_nwosu " \
+        "partnerships/academic_grants/ines_fernandez partnerships/startup_program/kai_anderson " \
+        "partnerships/open_source/ali_demir", accounts, " ")
+  account_count = 24
+  split("h100 h100 h100 a100 a100 l40s", types, " ")
+  split("1 1 2 4 8 8", sizes, " ")
+
+  print "# A Wednesday afternoon on the 1,000-GPU research cluster under policies/large_org.allot:"
+  print "# two pretraining runs and about 250 other jobs hold 95% of the GPUs, the B300 node drains, 300 jobs wait."
+  print "# Generated by examples/states/make_research_busy.sh " seed " (deterministic); format: docs/STATE.md."
+  printf "now = %s\ninventory = \"../clusters/research-1000gpu.toml\"\n", stamp(now)
+
+  print "\n# GPU-hours in the policy unit over the window, per leaf account, and debt (owed - delivered)."
+  print "[usage]"
+  for (a = 1; a <= account_count; a++) usage[a] = 200 + rand_int(6000)
+  for (a = 1; a <= account_count; a++) printf "\"%s\" = %d\n", accounts[a], usage[a]
+  print "\n[debt]"
+  for (a = 1; a <= account_count; a += 5) printf "\"%s\" = %d\n", accounts[a], 20 + rand_int(400)
+
+  # Waiting jobs, older first.
+  for (j = 1; j <= 300; j++) {
+    a = rand_int(account_count) + 1; roll = rand_int(100); submitted = now - 60 * (1 + rand_int(36 * 60))
+    print "\n[[job]]"
+    if (roll < 12) { request(sprintf("debug-%03d", j), accounts[a], "debug", 1, "", now - 60 * rand_int(20), 600) }
+    else if (roll < 20) { request(sprintf("interactive-%03d", j), accounts[a], "interactive", 1 + rand_int(2), "", submitted, 7200) }
+    else if (roll < 28) {
+      request(sprintf("eval-%03d", j), accounts[a], "eval", 4, "h100", submitted, 3 * 3600)
+      printf "deadline = %s\n", stamp(now + 3600 * (2 + rand_int(30)))
+    }
+    else if (roll < 34) {
+      request(sprintf("pretrain-%03d", j), accounts[a], "pretrain", 8, "h100", submitted, 3 * 86400)
+      printf "requested_protect = \"4h\"\nnodes = %d\n", 2 + rand_int(7)
+    }
+    else if (roll < 50) { request(sprintf("batch-%03d", j), accounts[a], "batch", pick(sizes, 6), "", submitted, 3600 * (1 + rand_int(12))) }
+    else {
+      gpus = pick(sizes, 6)
+      request(sprintf("train-%03d", j), accounts[a], "train", gpus, rand_int(3) ? "" : pick(types, 6), submitted, \
+              rand_int(4) ? 3600 * (2 + rand_int(30)) : 0)
+      printf "requested_protect = %s\n", duration(1800 * (1 + rand_int(4)))
+      if (rand_int(10) == 0) printf "restarts = %d\n", 1 + rand_int(3)
+    }
+  }
+
+  # Two pretraining runs hold whole racks; then single-node work fills most of the rest.
+  running("pretrain-run-1", accounts[1], "pretrain", 8, "h100", 16, now - 86400 - 3 * 3600, 5 * 86400, 4 * 3600, 3600, 600, 1, 1)
+  running("pretrain-run-2", accounts[3], "pretrain", 8, "a100", 8, now - 9 * 3600, 4 * 86400, 4 * 3600, 3600, 600, 1, 1)
+  running("b300-train-1", accounts[18], "train", 8, "b300", 1, now - 5 * 3600, 0, 7200, 1800, 300, 1, 1)
+  for (j = 1; j <= 260; j++) {
+    a = rand_int(account_count) + 1; roll = rand_int(100); type = pick(types, 6)
+    started = now - 60 * (1 + rand_int(20 * 60)); left = 1800 * (1 + rand_int(40))
+    if (roll < 10) {
+      started = now - 60 * (1 + rand_int(180))
+      running(sprintf("run-interactive-%03d", j), accounts[a], "interactive", 1 + rand_int(2), type, 1, started, 4 * 3600, 0, 0, 0, 0, 0)
+    }
+    else if (roll < 18) running(sprintf("run-service-%03d", j), accounts[a], "service", 1 + rand_int(4), type, 1, started, 0, 0, 0, 0, 0, 0)
+    else if (roll < 38) running(sprintf("run-batch-%03d", j), accounts[a], "batch", pick(sizes, 6), type, 1, started, now - started + left, 1200, 1200, 120, 1, 1)
+    else running(sprintf("run-train-%03d", j), accounts[a], "train", pick(sizes, 6), type, 1, started, rand_int(4) ? now - started + left : 0, 1800 * (1 + rand_int(4)), 1800, 300, 1, 1)
+  }
+}'

@@ -1,0 +1,53 @@
+// State snapshots: one TOML file holding everything a scheduling cycle reads
+// (the inventory, the queue, the running jobs with their contracts, the
+// reservations, the usage ledger and `now`), so that any decision can be
+// reproduced with `allot cycle` and explained with `allot explain`. The format
+// is documented in docs/STATE.md ("Snapshot file"); examples/states/ has some.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "allot/cycle.h"
+#include "allot/expected.h"
+#include "allot/inventory.h"
+
+namespace allot::runtime {
+
+// Errors in a snapshot read like inventory errors: "FILE:LINE:COLUMN: FIELD: MESSAGE".
+using SnapshotError = InventoryError;
+
+// A ClusterState and how its file names the inventory.
+struct Snapshot {
+  ClusterState state;
+  // The inventory file the snapshot refers to (`inventory = "..."`), as a path
+  // usable from the current directory; empty when the inventory is inline.
+  std::string inventory_file;
+};
+
+// Reads and validates a snapshot file. A referenced inventory is read relative
+// to the snapshot's folder; its errors name the inventory file.
+Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path);
+
+// Validates snapshot text. `source_name` is used in errors and its folder
+// resolves a referenced inventory.
+Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const std::string& source_name);
+
+// The canonical text of a snapshot that will be written to `path` (a
+// referenced inventory is written relative to that file's folder). Loading it
+// gives back the same state, and writing that again gives the same bytes.
+std::string snapshot_text(const Snapshot& snapshot, const std::string& path);
+
+// Writes snapshot_text to `path`; the reason on failure.
+std::optional<std::string> save_snapshot(const Snapshot& snapshot, const std::string& path);
+
+// "2026-12-02T09:30:00Z", a time as snapshots and audit records write it.
+std::string format_timestamp(Seconds time);
+
+// Reads a time as `allot cycle --now` takes it: an RFC 3339 UTC time
+// ("2026-12-02T09:30:00Z", or with a "+02:00" offset), a date (its midnight,
+// UTC) or seconds since the epoch.
+std::optional<Seconds> parse_timestamp(std::string_view text);
+
+}  // namespace allot::runtime

@@ -1,0 +1,143 @@
+// explain_job (allot/explain.h): one cycle on the state, then the job's
+// decision, queue place, account standing and either its forecast (waiting)
+// or its contract and preemption standing (running).
+#include "allot/explain.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "allot/account_columns.h"
+#include "cycle/cycle_jobs.h"
+#include "cycle/reasons.h"
+#include "explain_parts.h"
+#include "nearest_name.h"
+
+namespace allot::runtime {
+namespace {
+
+using cycle::format_time;
+
+bool in_force(const ExceptionInfo& exception, Seconds now) {
+  const double time = static_cast<double>(now);
+  return exception.starts <= time && time < exception.expires;
+}
+
+std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
+
+std::string expiry(const ExceptionInfo& exception) {
+  return format_time(static_cast<Seconds>(exception.expires)).substr(0, 10);
+}
+
+// The exceptions in force that give to or take from account `index`, as sentences.
+std::vector<std::string> exceptions_of(const PolicyTables& tables, int index, Seconds now) {
+  std::vector<std::string> sentences;
+  for (const ExceptionInfo& exception : tables.exceptions) {
+    if (!in_force(exception, now)) continue;
+    if (exception.to == index) {
+      const std::string from =
+          exception.from > 0 ? fmt::format("from `{}`", tables.accounts[static_cast<std::size_t>(exception.from)].path)
+                             : std::string("from the unallocated share");
+      sentences.push_back(fmt::format("`{}` grants it +{} {} until {}", exception.name, percent(exception.delta), from,
+                                      expiry(exception)));
+    } else if (exception.from == index) {
+      sentences.push_back(fmt::format("`{}` lends {} of it to `{}` until {}", exception.name, percent(exception.delta),
+                                      tables.accounts[static_cast<std::size_t>(exception.to)].path, expiry(exception)));
+    }
+  }
+  return sentences;
+}
+
+// The accounts from the program down to `leaf`, with what fair share sees of each.
+std::vector<AccountStanding> standings(const ClusterState& state, const CompiledPolicy& policy, int leaf) {
+  const PolicyTables& tables = policy.tables();
+  const AccountColumns columns = account_columns(policy, state);
+  std::vector<AccountStanding> path;
+  for (int index = leaf; index > 0; index = tables.accounts[static_cast<std::size_t>(index)].parent) {
+    const auto row = static_cast<std::size_t>(index);
+    AccountStanding standing;
+    standing.path = tables.accounts[row].path;
+    standing.policy_share = tables.accounts[row].share;
+    standing.level_share = columns.value(abi::account_level_share, row);
+    standing.cluster_share = columns.value(abi::account_share, row);
+    standing.exceptions = exceptions_of(tables, index, state.now);
+    standing.usage = columns.value(abi::account_usage, row);
+    standing.usage_ratio = columns.value(abi::account_usage_ratio, row);
+    standing.fair_share = columns.value(abi::account_fair_tree, row);
+    standing.debt = columns.value(abi::account_debt, row);
+    standing.running_gpus = columns.value(abi::account_running_gpus, row);
+    standing.pending_jobs = columns.value(abi::account_pending_jobs, row);
+    path.push_back(std::move(standing));
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::string unknown_job(const ClusterState& state, const std::string& job_id) {
+  std::vector<std::string_view> ids;
+  for (const JobRequest& job : state.pending) ids.push_back(job.id);
+  for (const RunningJob& job : state.running) ids.push_back(job.request.id);
+  const std::string suggestion = nearest_name(job_id, ids);
+  if (suggestion.empty()) return fmt::format("no job `{}` is waiting or running in the state", job_id);
+  return fmt::format("no job `{}` is waiting or running in the state; did you mean `{}`?", job_id, suggestion);
+}
+
+void explain_waiting(Explanation& out, const ClusterState& state, const CompiledPolicy& policy,
+                     const CycleResult& result, const ExplainOptions& options) {
+  const auto it = std::find(result.ranked_job_ids.begin(), result.ranked_job_ids.end(), out.job_id);
+  out.queue_length = result.ranked_job_ids.size();
+  if (it != result.ranked_job_ids.end()) {
+    const auto position = static_cast<std::size_t>(it - result.ranked_job_ids.begin());
+    out.position = position;
+    out.rank = result.ranks[position];
+  }
+  if (out.decision) out.terms = out.decision->terms;
+  out.next = explain::forecast_start(state, policy, result, out.job_id, options);
+}
+
+void explain_running(Explanation& out, const ClusterState& state, const CompiledPolicy& policy,
+                     const CycleResult& result, std::size_t index) {
+  const RunningJob& job = state.running[index];
+  out.run = job;
+  out.expected_end = explain::expected_end(job, policy.tables());
+  out.lost_if_stopped_now = cycle::lost_gpu_seconds(job, state.now);
+  out.preemption = explain::preemption_standing(state, policy, result, index);
+}
+
+}  // namespace
+
+Expected<Explanation, std::string> explain_job(const ClusterState& state, const CompiledPolicy& policy,
+                                               const std::string& job_id, const ExplainOptions& options) {
+  Explanation out;
+  out.job_id = job_id;
+  out.now = state.now;
+  out.policy_name = policy.tables().name;
+  out.policy_hash = policy.source_hash();
+  const auto waiting =
+      std::find_if(state.pending.begin(), state.pending.end(), [&](const JobRequest& job) { return job.id == job_id; });
+  const auto running = std::find_if(state.running.begin(), state.running.end(),
+                                    [&](const RunningJob& job) { return job.request.id == job_id; });
+  if (waiting == state.pending.end() && running == state.running.end()) return unexpected(unknown_job(state, job_id));
+  out.running = waiting == state.pending.end();
+  const JobRequest& request = out.running ? running->request : *waiting;
+  out.account = request.account;
+  out.job_class = request.job_class;
+  if (const auto account = AccountIndex(policy.tables()).find(request.account)) {
+    out.accounts = standings(state, policy, *account);
+  }
+  CycleOptions cycle_options = options.cycle;
+  cycle_options.explained_skips = std::numeric_limits<std::size_t>::max();
+  const CycleResult result = run_cycle(state, policy, cycle_options);
+  for (const Decision& decision : result.decisions) {
+    if (decision.job_id == job_id) out.decision = decision;
+  }
+  if (out.running) {
+    explain_running(out, state, policy, result, static_cast<std::size_t>(running - state.running.begin()));
+  } else {
+    explain_waiting(out, state, policy, result, options);
+  }
+  return out;
+}
+
+}  // namespace allot::runtime

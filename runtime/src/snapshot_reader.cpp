@@ -1,0 +1,362 @@
+// Reads the snapshot format (docs/STATE.md, "Snapshot file"): `now`, the
+// inventory (inline or referenced), `[[job]]` (the queue), `[[running]]` with
+// their contracts, `[[reservation]]`, `[usage]` and `[debt]`. Every problem is
+// an error naming the file, line, column and field; toml++ exceptions stop here.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "allot/snapshot.h"
+#include "nearest_name.h"
+#include "snapshot_format.h"
+#include "toml_fields.h"
+
+namespace allot::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using Failure = Unexpected<SnapshotError>;
+
+constexpr std::int64_t kMaxNodes = 1'000'000;
+constexpr std::int64_t kMaxRestarts = 1'000'000;
+constexpr double kNoMinimum = std::numeric_limits<double>::lowest();
+
+// Fields a waiting job and a running job share (a running job lists its nodes by name).
+const std::vector<std::string_view> kRequestKeys = {
+    "id",        "account", "class",    "gpus_per_node", "gpu_type",          "cpus_per_node",    "memory_gib_per_node",
+    "submitted", "queued",  "deadline", "label",         "requested_protect", "expected_runtime", "requeueable",
+    "restarts"};
+
+std::vector<std::string_view> with(std::vector<std::string_view> keys, std::initializer_list<std::string_view> more) {
+  keys.insert(keys.end(), more);
+  return keys;
+}
+
+int read_label(FieldReader& fields) {
+  const auto name = fields.optional_text("label");
+  if (!name) return 0;
+  if (const auto label = snapshot::label_value(*name)) return *label;
+  fields.fail("label", fmt::format("unknown label `{}`; expected `none`, `low`, `medium` or `high`", *name));
+  return 0;
+}
+
+JobRequest read_request(FieldReader& fields) {
+  JobRequest job;
+  job.id = fields.text("id");
+  job.account = fields.text("account");
+  job.job_class = fields.text("class");
+  job.gpus_per_node = static_cast<int>(fields.integer("gpus_per_node", 0, 1024));
+  job.gpu_type = fields.optional_text("gpu_type").value_or("");
+  job.cpus_per_node = fields.optional_number("cpus_per_node", 0).value_or(0);
+  job.memory_gib_per_node = fields.optional_number("memory_gib_per_node", 0).value_or(0);
+  job.submitted = fields.timestamp("submitted");
+  job.queued = fields.optional_timestamp("queued").value_or(0);
+  job.deadline = fields.optional_timestamp("deadline");
+  job.label = read_label(fields);
+  job.requested_protect = fields.optional_duration("requested_protect").value_or(0);
+  job.expected_runtime = fields.optional_duration("expected_runtime").value_or(0);
+  job.requeueable = fields.optional_boolean("requeueable").value_or(true);
+  job.restarts = static_cast<int>(fields.optional_integer("restarts", 0, kMaxRestarts).value_or(0));
+  return job;
+}
+
+Contract read_contract(FieldReader& fields) {
+  fields.reject_unknown_keys(
+      {"protected_until", "checkpoint_every", "grace", "resumable", "preemptible", "policy_hash"});
+  Contract contract;
+  contract.protected_until = fields.timestamp("protected_until");
+  contract.checkpoint_every = fields.optional_duration("checkpoint_every").value_or(0);
+  contract.grace = fields.optional_duration("grace").value_or(0);
+  contract.resumable = fields.optional_boolean("resumable").value_or(false);
+  contract.preemptible = fields.optional_boolean("preemptible").value_or(true);
+  contract.policy_hash = fields.optional_text("policy_hash").value_or("");
+  return contract;
+}
+
+class Reader {
+ public:
+  Reader(const toml::table& root, const std::string& file) : root_(root), file_(file), top_(root, file, "") {}
+  Expected<Snapshot, SnapshotError> read();
+
+ private:
+  std::optional<SnapshotError> read_inventory();
+  void index_nodes();
+  void read_pending(const toml::table& table, std::size_t index);
+  void read_running(const toml::table& table, std::size_t index);
+  void read_reservation(const toml::table& table, std::size_t index);
+  void read_amounts(std::string_view key, double min, std::map<std::string, double>& amounts);
+  std::optional<SnapshotError> read_list(std::string_view key,
+                                         void (Reader::*read_one)(const toml::table&, std::size_t));
+  std::vector<int> node_indexes(const toml::table& table, FieldReader& fields, const std::string& gpu_type);
+  std::string unknown_node_message(const std::string& name) const;
+  void check_times(FieldReader& fields, const JobRequest& job);
+  void claim_id(FieldReader& fields, const std::string& id, const std::string& owner);
+  void hold_gpus(const toml::table& table, FieldReader& fields, const RunningJob& job);
+  void fail(const std::optional<SnapshotError>& error) {
+    if (error && !error_) error_ = error;
+  }
+
+  const toml::table& root_;
+  const std::string& file_;
+  FieldReader top_;
+  Snapshot snapshot_;
+  std::unordered_map<std::string_view, int> node_index_;
+  std::unordered_map<std::string, std::string> owner_of_id_;  // job id -> "job[2]" or "running[0]"
+  std::vector<int> gpus_held_;                                // by node, by running jobs that have not stopped
+  std::optional<SnapshotError> error_;
+};
+
+Expected<Snapshot, SnapshotError> Reader::read() {
+  top_.reject_unknown_keys(
+      {"now", "inventory", "cluster", "node", "group", "job", "running", "reservation", "usage", "debt"});
+  snapshot_.state.now = top_.timestamp("now");
+  if (top_.error()) return Failure{*top_.error()};
+  if (auto error = read_inventory()) return Failure{*error};
+  index_nodes();
+  fail(read_list("job", &Reader::read_pending));
+  fail(read_list("running", &Reader::read_running));
+  fail(read_list("reservation", &Reader::read_reservation));
+  if (!error_) read_amounts("usage", 0, snapshot_.state.usage);
+  if (!error_) read_amounts("debt", kNoMinimum, snapshot_.state.debt);
+  if (error_) return Failure{*error_};
+  return std::move(snapshot_);
+}
+
+std::optional<SnapshotError> Reader::read_inventory() {
+  const bool inline_tables = root_.contains("cluster") || root_.contains("node") || root_.contains("group");
+  if (!root_.contains("inventory")) {
+    if (!inline_tables) {
+      top_.fail("inventory",
+                "missing inventory; write `inventory = \"cluster.toml\"` or inline `[[node]]` and `[[group]]` tables");
+      return top_.error();
+    }
+    auto inventory = read_inventory_tables(root_, file_);
+    if (!inventory) return inventory.error();
+    snapshot_.state.inventory = std::move(*inventory);
+    return std::nullopt;
+  }
+  const std::string reference = top_.text("inventory");
+  if (!top_.error() && inline_tables) {
+    top_.fail("inventory", "set either `inventory = \"FILE\"` or inline `[[node]]`/`[[group]]` tables, not both");
+  }
+  if (top_.error()) return top_.error();
+  const fs::path path = (fs::path(file_).parent_path() / reference).lexically_normal();
+  auto inventory = load_inventory(path.string());
+  if (!inventory && inventory.error().line == 0) {
+    top_.fail("inventory", fmt::format("cannot read the inventory file `{}`", path.string()));
+    return top_.error();
+  }
+  if (!inventory) return inventory.error();
+  snapshot_.state.inventory = std::move(*inventory);
+  snapshot_.inventory_file = path.string();
+  return std::nullopt;
+}
+
+void Reader::index_nodes() {
+  const auto& nodes = snapshot_.state.inventory.nodes;
+  for (std::size_t i = 0; i < nodes.size(); ++i) node_index_.emplace(nodes[i].name, static_cast<int>(i));
+  gpus_held_.assign(nodes.size(), 0);
+}
+
+// Reads every table of the array `[[key]]` with `read_one`, stopping at the first error.
+std::optional<SnapshotError> Reader::read_list(std::string_view key,
+                                               void (Reader::*read_one)(const toml::table&, std::size_t)) {
+  const toml::node* node = root_.get(key);
+  if (node == nullptr) return std::nullopt;
+  if (!node->is_array_of_tables()) {
+    top_.fail(key, fmt::format("`{}` must be a list of tables: write `[[{}]]`", key, key));
+    return top_.error();
+  }
+  const toml::array& tables = *node->as_array();
+  for (std::size_t i = 0; i < tables.size() && !error_; ++i) (this->*read_one)(*tables.get(i)->as_table(), i);
+  return error_;
+}
+
+void Reader::claim_id(FieldReader& fields, const std::string& id, const std::string& owner) {
+  if (fields.error()) return;
+  const auto [it, inserted] = owner_of_id_.emplace(id, owner);
+  if (!inserted) fields.fail("id", fmt::format("duplicate job id `{}`; {} has it already", id, it->second));
+}
+
+// Submission, queueing and (for running jobs) start and checkpoint times must not contradict `now`.
+void Reader::check_times(FieldReader& fields, const JobRequest& job) {
+  const Seconds now = snapshot_.state.now;
+  if (job.submitted > now) {
+    fields.fail("submitted", fmt::format("`submitted` ({}) is after the snapshot's `now` ({})",
+                                         format_timestamp(job.submitted), format_timestamp(now)));
+  }
+  if (job.queued != 0 && (job.queued < job.submitted || job.queued > now)) {
+    fields.fail("queued",
+                fmt::format("`queued` ({}) must be between `submitted` ({}) and `now` ({})",
+                            format_timestamp(job.queued), format_timestamp(job.submitted), format_timestamp(now)));
+  }
+}
+
+void Reader::read_pending(const toml::table& table, std::size_t index) {
+  const std::string name = fmt::format("job[{}]", index);
+  FieldReader fields(table, file_, name);
+  fields.reject_unknown_keys(with(kRequestKeys, {"nodes"}));
+  JobRequest job = read_request(fields);
+  job.nodes = static_cast<int>(fields.optional_integer("nodes", 1, kMaxNodes).value_or(1));
+  check_times(fields, job);
+  claim_id(fields, job.id, name);
+  fail(fields.error());
+  snapshot_.state.pending.push_back(std::move(job));
+}
+
+// The nodes named by `nodes`: known, distinct, and of the job's GPU type if it has one.
+std::vector<int> Reader::node_indexes(const toml::table& table, FieldReader& fields, const std::string& gpu_type) {
+  const std::vector<std::string> names = fields.text_list("nodes");
+  if (!fields.error() && names.empty()) fields.fail("nodes", "`nodes` must name at least one node");
+  if (fields.error()) return {};
+  const toml::array& array = *table.get("nodes")->as_array();
+  const Inventory& inventory = snapshot_.state.inventory;
+  std::vector<int> indexes;
+  for (std::size_t i = 0; i < names.size() && !fields.error(); ++i) {
+    const toml::node& where = *array.get(i);
+    const std::string field = fmt::format("nodes[{}]", i);
+    const auto found = node_index_.find(names[i]);
+    if (found == node_index_.end()) {
+      fields.fail_at(where, field, unknown_node_message(names[i]));
+      break;
+    }
+    const Node& node = inventory.nodes[static_cast<std::size_t>(found->second)];
+    if (std::find(indexes.begin(), indexes.end(), found->second) != indexes.end()) {
+      fields.fail_at(where, field, fmt::format("node `{}` is listed twice; a job holds each node once", names[i]));
+    } else if (!gpu_type.empty() && inventory.gpu_types[static_cast<std::size_t>(node.gpu_type)] != gpu_type) {
+      fields.fail_at(where, field,
+                     fmt::format("node `{}` has {} GPUs; the job asks for `{}`", names[i],
+                                 inventory.gpu_types[static_cast<std::size_t>(node.gpu_type)], gpu_type));
+    }
+    indexes.push_back(found->second);
+  }
+  return indexes;
+}
+
+std::string Reader::unknown_node_message(const std::string& name) const {
+  std::vector<std::string_view> names;
+  names.reserve(snapshot_.state.inventory.nodes.size());
+  for (const Node& node : snapshot_.state.inventory.nodes) names.push_back(node.name);
+  const std::string suggestion = nearest_name(name, names);
+  const std::string cluster = snapshot_.state.inventory.name;
+  return suggestion.empty()
+             ? fmt::format("unknown node `{}`; the inventory `{}` has no node of that name", name, cluster)
+             : fmt::format("unknown node `{}`; did you mean `{}`?", name, suggestion);
+}
+
+// A running job's GPUs count against each of its nodes; a node cannot hold more than it has.
+void Reader::hold_gpus(const toml::table& table, FieldReader& fields, const RunningJob& job) {
+  if (fields.error() || (job.stopping_at && *job.stopping_at <= snapshot_.state.now)) return;
+  const toml::array& array = *table.get("nodes")->as_array();
+  for (std::size_t i = 0; i < job.nodes.size(); ++i) {
+    const Node& node = snapshot_.state.inventory.nodes[static_cast<std::size_t>(job.nodes[i])];
+    int& held = gpus_held_[static_cast<std::size_t>(job.nodes[i])];
+    held += job.request.gpus_per_node;
+    if (held <= node.gpus) continue;
+    fields.fail_at(
+        *array.get(i), fmt::format("nodes[{}]", i),
+        fmt::format("node `{}` has {} GPUs; running jobs up to this one hold {} of them", node.name, node.gpus, held));
+    return;
+  }
+}
+
+void Reader::read_running(const toml::table& table, std::size_t index) {
+  const std::string name = fmt::format("running[{}]", index);
+  FieldReader fields(table, file_, name);
+  fields.reject_unknown_keys(with(kRequestKeys, {"nodes", "started", "last_checkpoint", "stopping_at", "contract"}));
+  RunningJob job;
+  job.request = read_request(fields);
+  job.started = fields.timestamp("started");
+  job.last_checkpoint = fields.optional_timestamp("last_checkpoint").value_or(job.started);
+  job.stopping_at = fields.optional_timestamp("stopping_at");
+  job.nodes = node_indexes(table, fields, job.request.gpu_type);
+  job.request.nodes = static_cast<int>(job.nodes.size());
+  if (const toml::node* contract = table.get("contract"); contract && !fields.error()) {
+    if (contract->is_table()) {
+      FieldReader contract_fields(*contract->as_table(), file_, name + ".contract");
+      job.contract = read_contract(contract_fields);
+      fail(contract_fields.error());
+    } else {
+      fields.fail("contract",
+                  fmt::format("`contract` must be a table: write `[running.contract]`, not {}", kind_name(*contract)));
+    }
+  }
+  check_times(fields, job.request);
+  const Seconds now = snapshot_.state.now;
+  if (job.started < job.request.submitted || job.started > now) {
+    fields.fail("started", fmt::format("`started` ({}) must be between `submitted` ({}) and `now` ({})",
+                                       format_timestamp(job.started), format_timestamp(job.request.submitted),
+                                       format_timestamp(now)));
+  }
+  if (job.last_checkpoint < job.started || job.last_checkpoint > now) {
+    fields.fail("last_checkpoint", fmt::format("`last_checkpoint` ({}) must be between `started` ({}) and `now` ({})",
+                                               format_timestamp(job.last_checkpoint), format_timestamp(job.started),
+                                               format_timestamp(now)));
+  }
+  claim_id(fields, job.request.id, name);
+  hold_gpus(table, fields, job);
+  fail(fields.error());
+  snapshot_.state.running.push_back(std::move(job));
+}
+
+void Reader::read_reservation(const toml::table& table, std::size_t index) {
+  FieldReader fields(table, file_, fmt::format("reservation[{}]", index));
+  fields.reject_unknown_keys({"job", "nodes", "until", "gpus_per_node", "cpus_per_node", "memory_gib_per_node"});
+  Reservation reservation;
+  reservation.job_id = fields.text("job");
+  reservation.until = fields.timestamp("until");
+  reservation.gpus_per_node = static_cast<int>(fields.integer("gpus_per_node", 0, 1024));
+  reservation.cpus_per_node = fields.optional_number("cpus_per_node", 0).value_or(0);
+  reservation.memory_gib_per_node = fields.optional_number("memory_gib_per_node", 0).value_or(0);
+  reservation.nodes = node_indexes(table, fields, "");
+  if (!fields.error()) {
+    const auto owner = owner_of_id_.find(reservation.job_id);
+    if (owner == owner_of_id_.end() || owner->second.rfind("job[", 0) != 0) {
+      fields.fail("job", fmt::format("no waiting job `{}`; a reservation holds capacity for a job in `[[job]]`",
+                                     reservation.job_id));
+    }
+  }
+  fail(fields.error());
+  snapshot_.state.reservations.push_back(std::move(reservation));
+}
+
+// `[usage]` or `[debt]`: account path -> amount in the policy's unit.
+void Reader::read_amounts(std::string_view key, double min, std::map<std::string, double>& amounts) {
+  const toml::node* node = root_.get(key);
+  if (node == nullptr) return;
+  if (!node->is_table()) {
+    top_.fail(key, fmt::format("`{}` must be a table of account = amount: write `[{}]`", key, key));
+    return fail(top_.error());
+  }
+  FieldReader fields(*node->as_table(), file_, std::string(key));
+  for (auto&& [account, value] : *node->as_table()) {
+    if (const auto amount = fields.optional_number(account.str(), min)) amounts[std::string(account.str())] = *amount;
+  }
+  fail(fields.error());
+}
+
+}  // namespace
+
+Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const std::string& source_name) {
+  try {
+    const toml::table root = toml::parse(text, source_name);
+    return Reader(root, source_name).read();
+  } catch (const toml::parse_error& error) {
+    return Failure{located_error(error.source(), source_name, "", std::string(error.description()))};
+  }
+}
+
+Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) return Failure{SnapshotError{path, 0, 0, "", "cannot read the file"}};
+  std::ostringstream contents;
+  contents << stream.rdbuf();
+  return parse_snapshot(contents.str(), path);
+}
+
+}  // namespace allot::runtime

@@ -1,0 +1,171 @@
+// Writes the canonical form of a snapshot (docs/STATE.md, "Snapshot file"):
+// a fixed order of sections and keys, optional fields only when they differ
+// from their defaults, times as UTC date-times, durations as the language
+// writes them and numbers in their shortest exact form, so that reading the
+// text back and writing it again gives the same bytes.
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "allot/snapshot.h"
+#include "cycle/reasons.h"
+#include "snapshot_format.h"
+
+namespace allot::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using snapshot::key;
+using snapshot::number;
+
+class Writer {
+ public:
+  explicit Writer(const Inventory& inventory) : inventory_(inventory) {}
+
+  void text(std::string_view name, std::string_view value) { line(name, snapshot::quoted(value)); }
+  void time(std::string_view name, Seconds value) { line(name, format_timestamp(value)); }
+  void duration(std::string_view name, Seconds value) { text(name, cycle::format_duration(value)); }
+  void boolean(std::string_view name, bool value) { line(name, value ? "true" : "false"); }
+  void integer(std::string_view name, std::int64_t value) { line(name, std::to_string(value)); }
+  void amount(std::string_view name, double value) { line(name, number(value)); }
+  void nodes(const std::vector<int>& indexes);
+  void header(std::string_view header) { out_ += fmt::format("\n{}\n", header); }
+  void request(const JobRequest& job);
+  void contract(const Contract& contract);
+  void inline_inventory();
+  void amounts(std::string_view table, const std::map<std::string, double>& values);
+  std::string& out() { return out_; }
+
+ private:
+  void line(std::string_view name, std::string_view value) { out_ += fmt::format("{} = {}\n", key(name), value); }
+
+  const Inventory& inventory_;
+  std::string out_;
+};
+
+void Writer::nodes(const std::vector<int>& indexes) {
+  std::string list;
+  for (const int node : indexes) {
+    if (!list.empty()) list += ", ";
+    list += snapshot::quoted(inventory_.nodes[static_cast<std::size_t>(node)].name);
+  }
+  line("nodes", "[" + list + "]");
+}
+
+// The fields of a job that waits or runs; `nodes` is the caller's (a count or names).
+void Writer::request(const JobRequest& job) {
+  text("id", job.id);
+  text("account", job.account);
+  text("class", job.job_class);
+  integer("gpus_per_node", job.gpus_per_node);
+  if (!job.gpu_type.empty()) text("gpu_type", job.gpu_type);
+  if (job.cpus_per_node != 0) amount("cpus_per_node", job.cpus_per_node);
+  if (job.memory_gib_per_node != 0) amount("memory_gib_per_node", job.memory_gib_per_node);
+  time("submitted", job.submitted);
+  if (job.queued != 0) time("queued", job.queued);
+  if (job.deadline) time("deadline", *job.deadline);
+  if (job.label != 0) text("label", snapshot::label_name(job.label));
+  if (job.requested_protect != 0) duration("requested_protect", job.requested_protect);
+  if (job.expected_runtime != 0) duration("expected_runtime", job.expected_runtime);
+  if (!job.requeueable) boolean("requeueable", false);
+  if (job.restarts != 0) integer("restarts", job.restarts);
+}
+
+void Writer::contract(const Contract& contract) {
+  header("[running.contract]");
+  time("protected_until", contract.protected_until);
+  if (contract.checkpoint_every != 0) duration("checkpoint_every", contract.checkpoint_every);
+  if (contract.grace != 0) duration("grace", contract.grace);
+  boolean("resumable", contract.resumable);
+  boolean("preemptible", contract.preemptible);
+  if (!contract.policy_hash.empty()) text("policy_hash", contract.policy_hash);
+}
+
+// One `[[node]]` per node, whether the file it came from used groups or not.
+void Writer::inline_inventory() {
+  header("[cluster]");
+  if (!inventory_.name.empty()) text("name", inventory_.name);
+  for (const Node& node : inventory_.nodes) {
+    header("[[node]]");
+    text("name", node.name);
+    text("gpu_type", inventory_.gpu_types[static_cast<std::size_t>(node.gpu_type)]);
+    integer("gpus", node.gpus);
+    integer("cpus", node.cpus);
+    amount("memory_gib", node.memory_gib);
+    text("block", inventory_.blocks[static_cast<std::size_t>(node.block)]);
+    if (node.state != NodeState::up) text("state", node_state_name(node.state));
+    if (node.drain_deadline) time("drain_deadline", *node.drain_deadline);
+  }
+}
+
+void Writer::amounts(std::string_view table, const std::map<std::string, double>& values) {
+  if (values.empty()) return;
+  header(fmt::format("[{}]", table));
+  for (const auto& [account, value] : values) amount(account, value);
+}
+
+// `inventory_file` as written in a snapshot at `path`: relative to its folder,
+// or absolute when the two share nothing below the root (a snapshot in /tmp
+// referring to /srv/...: "../../srv/..." would only obscure it).
+std::string inventory_reference(const std::string& inventory_file, const std::string& path) {
+  const fs::path target = fs::absolute(inventory_file).lexically_normal();
+  const fs::path folder = fs::absolute(path).lexically_normal().parent_path();
+  const auto top = [](const fs::path& p) {
+    return std::next(p.begin()) == p.end() ? fs::path() : *std::next(p.begin());
+  };
+  const fs::path relative = target.lexically_relative(folder);
+  if (relative.empty() || top(target) != top(folder)) return target.generic_string();
+  return relative.generic_string();
+}
+
+}  // namespace
+
+std::string snapshot_text(const Snapshot& snapshot, const std::string& path) {
+  const ClusterState& state = snapshot.state;
+  Writer writer(state.inventory);
+  writer.out() = "# An Allot state snapshot (docs/STATE.md, \"Snapshot file\").\n";
+  writer.time("now", state.now);
+  if (snapshot.inventory_file.empty()) {
+    writer.inline_inventory();
+  } else {
+    writer.text("inventory", inventory_reference(snapshot.inventory_file, path));
+  }
+  writer.amounts("usage", state.usage);
+  writer.amounts("debt", state.debt);
+  for (const JobRequest& job : state.pending) {
+    writer.header("[[job]]");
+    writer.request(job);
+    if (job.nodes != 1) writer.integer("nodes", job.nodes);
+  }
+  for (const RunningJob& job : state.running) {
+    writer.header("[[running]]");
+    writer.request(job.request);
+    writer.nodes(job.nodes);
+    writer.time("started", job.started);
+    if (job.last_checkpoint != job.started) writer.time("last_checkpoint", job.last_checkpoint);
+    if (job.stopping_at) writer.time("stopping_at", *job.stopping_at);
+    writer.contract(job.contract);
+  }
+  for (const Reservation& reservation : state.reservations) {
+    writer.header("[[reservation]]");
+    writer.text("job", reservation.job_id);
+    writer.nodes(reservation.nodes);
+    writer.time("until", reservation.until);
+    writer.integer("gpus_per_node", reservation.gpus_per_node);
+    if (reservation.cpus_per_node != 0) writer.amount("cpus_per_node", reservation.cpus_per_node);
+    if (reservation.memory_gib_per_node != 0) writer.amount("memory_gib_per_node", reservation.memory_gib_per_node);
+  }
+  return std::move(writer.out());
+}
+
+std::optional<std::string> save_snapshot(const Snapshot& snapshot, const std::string& path) {
+  const std::string text = snapshot_text(snapshot, path);
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << text;
+  file.flush();
+  if (!file) return fmt::format("cannot write `{}`", path);
+  return std::nullopt;
+}
+
+}  // namespace allot::runtime

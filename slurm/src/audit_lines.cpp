@@ -1,0 +1,55 @@
+// The adapter's own audit records, beside the cycle's (runtime/audit.h, with
+// the same time and policy fields): what it did to Slurm, and the contract it
+// recorded for each run it saw start. docs/SLURM.md "Audit log" lists them.
+#include "allot/slurm.h"
+#include "allot/snapshot.h"
+#include "audit_json.h"
+
+namespace allot::slurm {
+namespace {
+
+using runtime::audit::Json;
+
+const char* kind_name(Action::Kind kind) {
+  switch (kind) {
+    case Action::Kind::set_priority:
+      return "set_priority";
+    case Action::Kind::checkpoint_signal:
+      return "checkpoint_signal";
+    case Action::Kind::requeue:
+      return "requeue";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::string action_json(const Action& action, Seconds now, const std::string& policy_hash) {
+  Json record{{"time", runtime::format_timestamp(now)},
+              {"policy", policy_hash},
+              {"source", "slurm"},
+              {"kind", kind_name(action.kind)},
+              {"job", std::to_string(action.job)}};
+  if (action.kind == Action::Kind::set_priority) record["priority"] = action.priority;
+  if (action.kind != Action::Kind::set_priority) record["for_job"] = action.for_job;
+  if (action.kind == Action::Kind::requeue)
+    record["lost_gpu_seconds"] = runtime::audit::finite(action.lost_gpu_seconds);
+  record["ok"] = action.error.empty();
+  if (!action.error.empty()) record["error"] = action.error;
+  return runtime::audit::dump(record, -1);
+}
+
+std::string start_json(const ObservedStart& start, Seconds now) {
+  const Json record{{"time", runtime::format_timestamp(now)},
+                    {"policy", start.contract.policy_hash},
+                    {"source", "slurm"},
+                    {"kind", "contract"},
+                    {"job", std::to_string(start.job)},
+                    {"started", runtime::format_timestamp(start.started)},
+                    {"account", start.account},
+                    {"class", start.job_class},
+                    {"contract", runtime::audit::contract_json(start.contract)}};
+  return runtime::audit::dump(record, -1);
+}
+
+}  // namespace allot::slurm

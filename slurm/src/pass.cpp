@@ -1,0 +1,484 @@
+#include "pass.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "allot/account_columns.h"
+#include "cluster_view.h"
+#include "cycle/contracts.h"
+#include "cycle/cycle_jobs.h"
+#include "debt.h"
+#include "job_map.h"
+#include "priority_plan.h"
+
+namespace allot::slurm {
+namespace {
+
+using runtime::Charge;
+using runtime::Contract;
+using runtime::DecisionKind;
+using runtime::RunningJob;
+
+// The account and class of running jobs the map does not place: they hold GPUs, are never victims.
+constexpr const char* kUnmapped = "(unmapped)";
+
+// A job's place in the policy: its leaf account and class, when the map gives both.
+struct Placement {
+  std::string account;
+  std::string job_class;
+};
+
+// Seconds since the last lap.
+class Stopwatch {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+bool holds_resources(const SlurmJob& job) {
+  return job.phase == JobPhase::running || job.phase == JobPhase::completing;
+}
+
+std::optional<std::uint32_t> job_number(const std::string& id) {
+  std::uint32_t number = 0;
+  const auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), number);
+  if (error != std::errc() || end != id.data() + id.size()) return std::nullopt;
+  return number;
+}
+
+bool same_config(const runtime::LedgerConfig& a, const runtime::LedgerConfig& b) {
+  const runtime::UnitWeights& x = a.unit;
+  const runtime::UnitWeights& y = b.unit;
+  return x.kind == y.kind && x.gpu_type_weights == y.gpu_type_weights && x.gpu_weight == y.gpu_weight &&
+         x.cpu_weight == y.cpu_weight && x.memory_weight == y.memory_weight && x.total_gpus == y.total_gpus &&
+         x.total_cpus == y.total_cpus && x.total_memory_gib == y.total_memory_gib && a.window == b.window &&
+         a.bucket_width == b.bucket_width && a.half_life_seconds == b.half_life_seconds;
+}
+
+runtime::LedgerConfig ledger_config(const PolicyTables& tables, const runtime::Inventory& inventory) {
+  runtime::LedgerConfig config;
+  config.unit = runtime::cycle::unit_weights(tables.unit, runtime::schedulable_capacity(inventory));
+  config.bucket_width = 3600;
+  const auto hours = static_cast<Seconds>(tables.window / 3600.0 + 0.5);
+  config.window = std::max<Seconds>(1, hours) * 3600;
+  if (tables.half_life) config.half_life_seconds = *tables.half_life;
+  return config;
+}
+
+class Pass {
+ public:
+  Pass(Adapter::State& state, const CompiledPolicy& policy, Seconds now)
+      : adapter_(state), policy_(policy), settings_(state.map.settings), now_(now) {
+    report_.now = now;
+    report_.policy_hash = policy.source_hash();
+  }
+
+  Expected<PassReport, std::string> run();
+
+ private:
+  std::optional<std::string> read();
+  void map_jobs();
+  std::optional<std::string> open_ledger();
+  std::optional<std::string> charge(const std::vector<const SlurmJob*>& jobs, bool force);
+  std::optional<std::string> remember_submissions();
+  std::optional<std::string> record_contracts();
+  void sort_preemptions();
+  void build_state();
+  std::vector<runtime::Reservation> reservations_from_preemptions() const;
+  void requeue(const SlurmJob& job, const std::string& for_job);
+  void enact_preemptions(const runtime::CycleResult& result);
+  std::optional<std::string> refuse_preemption(const SlurmJob* victim, const std::string& for_job) const;
+  void write_priorities(const runtime::CycleResult& result);
+  std::optional<std::string> track_debt();
+  void note(std::uint32_t job, std::string text);
+  // A write to Slurm, skipped in a dry run; the error, if Slurm refused it.
+  template <class Call>
+  std::string write(Call call);
+
+  const SlurmJob* find(std::uint32_t id) const {
+    const auto found = by_id_.find(id);
+    return found == by_id_.end() ? nullptr : &jobs_[found->second];
+  }
+  const Placement* placement(std::uint32_t id) const {
+    const auto found = placements_.find(id);
+    return found == placements_.end() ? nullptr : &found->second;
+  }
+  Seconds first_submitted(const SlurmJob& job) const {
+    const auto& known = adapter_.store->first_submitted();
+    const auto found = known.find(job.id);
+    return found == known.end() ? job.submitted : found->second;
+  }
+  RunningJob running_job(const SlurmJob& job) const;
+
+  Adapter::State& adapter_;
+  const CompiledPolicy& policy_;
+  const AdapterSettings& settings_;
+  const Seconds now_;
+  PassReport report_;
+  std::vector<SlurmNode> nodes_;
+  std::vector<SlurmJob> jobs_;
+  std::unordered_map<std::uint32_t, std::size_t> by_id_;
+  std::unordered_map<std::uint32_t, Placement> placements_;
+  runtime::Inventory inventory_;
+  runtime::ClusterState state_;
+  std::vector<const SlurmJob*> due_;                     // requeue now: their grace is over
+  std::unordered_map<std::uint32_t, Seconds> stopping_;  // signalled, requeue later
+};
+
+Expected<PassReport, std::string> Pass::run() {
+  Stopwatch watch;
+  if (auto error = read()) return unexpected(*error);
+  report_.timings.reading = watch.lap();
+  map_jobs();
+  std::optional<std::string> error = open_ledger();
+  sort_preemptions();
+  std::vector<const SlurmJob*> all;
+  for (const SlurmJob& job : jobs_) all.push_back(&job);
+  if (!error) error = charge(all, false);
+  if (!error) error = charge(due_, true);
+  if (!error) error = remember_submissions();
+  if (!error) error = record_contracts();
+  if (error) return unexpected(*error);
+  build_state();
+  report_.timings.ledger = watch.lap();
+  for (const SlurmJob* job : due_) requeue(*job, adapter_.store->preemptions().at({job->id, job->started}).for_job);
+  report_.timings.writing = watch.lap();
+  report_.cycle = runtime::run_cycle(state_, policy_, adapter_.options.cycle);
+  adapter_.reservations = report_.cycle.reservations;
+  adapter_.reservations_known = true;
+  report_.timings.cycle = watch.lap();
+  enact_preemptions(report_.cycle);
+  write_priorities(report_.cycle);
+  report_.timings.writing += watch.lap();
+  if (auto failed = track_debt()) return unexpected(*failed);
+  std::vector<std::uint32_t> alive;
+  for (const SlurmJob& job : jobs_) alive.push_back(job.id);
+  std::erase_if(adapter_.noted, [&](std::uint32_t id) { return by_id_.count(id) == 0; });
+  if (auto failed = adapter_.store->forget_except(alive)) return unexpected(*failed);
+  report_.timings.ledger += watch.lap();
+  return std::move(report_);
+}
+
+std::optional<std::string> Pass::read() {
+  auto nodes = adapter_.backend->read_nodes();
+  if (!nodes) return fmt::format("reading nodes from Slurm: {}", nodes.error());
+  auto jobs = adapter_.backend->read_jobs();
+  if (!jobs) return fmt::format("reading jobs from Slurm: {}", jobs.error());
+  nodes_ = std::move(*nodes);
+  jobs_ = std::move(*jobs);
+  for (std::size_t i = 0; i < jobs_.size(); ++i) by_id_.emplace(jobs_[i].id, i);
+  inventory_ = inventory_of(nodes_, settings_);
+  return std::nullopt;
+}
+
+void Pass::map_jobs() {
+  std::unordered_set<std::string_view> leaves;
+  for (const AccountInfo& account : policy_.tables().accounts) {
+    if (account.leaf && !account.path.empty()) leaves.insert(account.path);
+  }
+  for (const SlurmJob& job : jobs_) {
+    if (job.phase == JobPhase::finished && job.started <= 0) continue;
+    auto account = account_of(adapter_.map, job);
+    auto job_class = class_of(adapter_.map, job);
+    if (account && job_class && leaves.count(*account)) {
+      placements_.emplace(job.id, Placement{std::move(*account), std::move(*job_class)});
+      continue;
+    }
+    if (job.phase == JobPhase::finished) continue;
+    const std::string why = !account     ? fmt::format("matches no [[account]] rule of {}", adapter_.map.file)
+                            : !job_class ? fmt::format("matches no [[class]] rule of {}", adapter_.map.file)
+                                         : fmt::format("maps to `{}`, which is not a leaf account of policy `{}`",
+                                                       *account, policy_.tables().name);
+    note(job.id, fmt::format("job {} (account `{}`, user `{}`, partition `{}`) {}; left as Slurm has it", job.id,
+                             job.account, job.user, job.partition, why));
+  }
+}
+
+std::optional<std::string> Pass::open_ledger() {
+  runtime::LedgerConfig config = ledger_config(policy_.tables(), inventory_);
+  if (adapter_.ledger && same_config(adapter_.ledger->ledger().config(), config)) return std::nullopt;
+  // A new unit, window or capacity: rebuild usage from the stored charges.
+  adapter_.ledger.reset();
+  auto ledger = runtime::DurableLedger::open(adapter_.database, std::move(config));
+  if (!ledger) return ledger.error().message;
+  adapter_.ledger = std::move(*ledger);
+  return std::nullopt;
+}
+
+// Charges each job for the GPU time it held since its last charge: running
+// jobs once `charge_every` has passed (or when `force`), ended runs in full.
+std::optional<std::string> Pass::charge(const std::vector<const SlurmJob*>& jobs, bool force) {
+  std::vector<Charge> charges;
+  const runtime::RollingLedger& ledger = adapter_.ledger->ledger();
+  for (const SlurmJob* job : jobs) {
+    const Placement* place = placement(job->id);
+    if (place == nullptr || job->started <= 0 || job->phase == JobPhase::pending) continue;
+    const bool ended = job->phase == JobPhase::finished || (job->phase == JobPhase::completing && job->ended > 0);
+    const Seconds until = ended ? std::min(job->ended, now_) : now_;
+    const std::string id = std::to_string(job->id);
+    const std::optional<Seconds> mark = ledger.charged_until(id);
+    if (until <= job->started || (mark && *mark >= until)) continue;
+    if (!force && !ended && mark && *mark >= job->started && until - *mark < settings_.charge_every) continue;
+    const double gpus = static_cast<double>(std::max<std::size_t>(job->node_indexes.size(), 1)) * job->gpus_per_node;
+    const double nodes = std::max<std::size_t>(job->node_indexes.size(), 1);
+    charges.push_back(Charge{place->account, id, job->started, until,
+                             runtime::ResourceUse{gpu_type_of(*job, inventory_), gpus, nodes * job->cpus_per_node,
+                                                  nodes * job->memory_gib_per_node}});
+  }
+  if (charges.empty()) return std::nullopt;
+  auto added = adapter_.ledger->charge_batch(charges);
+  if (!added) return added.error().message;
+  report_.charged += *added;
+  return std::nullopt;
+}
+
+// Slurm resets a job's submit time when it is requeued; the first one is kept.
+std::optional<std::string> Pass::remember_submissions() {
+  std::vector<std::pair<std::uint32_t, Seconds>> first;
+  const auto& known = adapter_.store->first_submitted();
+  for (const SlurmJob& job : jobs_) {
+    if (job.phase == JobPhase::finished) continue;
+    const auto found = known.find(job.id);
+    // A job id seen again with no restart is a new job (a cluster that started over).
+    if (found == known.end() || (job.restarts == 0 && found->second != job.submitted)) {
+      first.emplace_back(job.id, job.submitted);
+    }
+  }
+  return adapter_.store->set_first_submitted(first);
+}
+
+// The contract of each run seen for the first time: what its class promises
+// under the policy running now, from the time Slurm started it. Stored, so it
+// outlives policy swaps and adapter restarts.
+std::optional<std::string> Pass::record_contracts() {
+  std::vector<std::pair<RunKey, StoredContract>> fresh;
+  const auto& stored = adapter_.store->contracts();
+  const std::vector<ClassInfo>& classes = policy_.tables().classes;
+  for (const SlurmJob& job : jobs_) {
+    const Placement* place = placement(job.id);
+    if (!holds_resources(job) || place == nullptr || job.started <= 0) continue;
+    const RunKey run{job.id, job.started};
+    if (stored.count(run)) continue;
+    const auto info =
+        std::find_if(classes.begin(), classes.end(), [&](const ClassInfo& c) { return c.name == place->job_class; });
+    if (info == classes.end()) continue;  // the cycle skips it: unknown class
+    const runtime::JobRequest request = request_of(job, place->account, place->job_class, first_submitted(job));
+    StoredContract contract{runtime::cycle::contract_at_start(*info, request, job.started, policy_.source_hash()),
+                            place->account, place->job_class};
+    report_.starts.push_back(ObservedStart{job.id, job.started, place->account, place->job_class, contract.contract});
+    fresh.emplace_back(run, std::move(contract));
+  }
+  return adapter_.store->add_contracts(fresh);
+}
+
+// Splits the preemptions under way into those due now and those still in
+// their grace; forgets those whose job stopped by itself.
+void Pass::sort_preemptions() {
+  std::vector<RunKey> finished;
+  for (const auto& [run, preemption] : adapter_.store->preemptions()) {
+    const SlurmJob* job = find(run.job);
+    if (job == nullptr || job->phase != JobPhase::running || job->started != run.started) {
+      finished.push_back(run);
+    } else if (preemption.requeue_at <= now_) {
+      due_.push_back(job);
+    } else {
+      stopping_[run.job] = preemption.requeue_at;
+    }
+  }
+  for (const RunKey& run : finished) adapter_.store->remove_preemption(run);
+}
+
+RunningJob Pass::running_job(const SlurmJob& job) const {
+  const Placement* place = placement(job.id);
+  RunningJob running;
+  running.request =
+      request_of(job, place ? place->account : kUnmapped, place ? place->job_class : kUnmapped, first_submitted(job));
+  running.started = job.started;
+  running.last_checkpoint = job.started;  // later checkpoints follow the contract's schedule
+  running.nodes = job.node_indexes;
+  const auto& contracts = adapter_.store->contracts();
+  const auto contract = contracts.find({job.id, job.started});
+  if (contract != contracts.end()) {
+    running.contract = contract->second.contract;
+  } else {
+    running.contract.protected_until = job.started;
+    running.contract.preemptible = false;  // no promise recorded: never a victim
+  }
+  if (job.phase == JobPhase::completing) running.stopping_at = now_ + 1;  // frees its GPUs any moment
+  if (const auto stop = stopping_.find(job.id); stop != stopping_.end()) running.stopping_at = stop->second;
+  if (std::find(due_.begin(), due_.end(), &job) != due_.end()) running.stopping_at = now_;
+  return running;
+}
+
+void Pass::build_state() {
+  state_.now = now_;
+  state_.inventory = inventory_;
+  report_.inventory = inventory_;
+  for (const SlurmJob& job : jobs_) {
+    if (holds_resources(job)) {
+      state_.running.push_back(running_job(job));
+      continue;
+    }
+    if (job.phase != JobPhase::pending) continue;
+    const Placement* place = placement(job.id);
+    if (place == nullptr) continue;
+    if (job.priority == 0) {
+      note(job.id, fmt::format("job {} is held; it is not ranked until it is released", job.id));
+      continue;
+    }
+    state_.pending.push_back(request_of(job, place->account, place->job_class, first_submitted(job)));
+  }
+  state_.usage = adapter_.ledger->ledger().usage_by_account(now_);
+  state_.debt = debt_in_window(adapter_.store->debt_hours(), now_, adapter_.ledger->ledger().config().window);
+  state_.reservations = adapter_.reservations_known ? adapter_.reservations : reservations_from_preemptions();
+  report_.pending = static_cast<int>(state_.pending.size());
+  report_.running = static_cast<int>(state_.running.size());
+}
+
+// After a restart: the capacity preemptions under way free is held for the
+// jobs they were for, as the cycle that decided them held it.
+std::vector<runtime::Reservation> Pass::reservations_from_preemptions() const {
+  std::map<std::string, runtime::Reservation> by_job;
+  for (const auto& [run, preemption] : adapter_.store->preemptions()) {
+    const SlurmJob* victim = find(run.job);
+    const auto for_id = job_number(preemption.for_job);
+    const SlurmJob* beneficiary = for_id ? find(*for_id) : nullptr;
+    if (victim == nullptr || beneficiary == nullptr || beneficiary->phase != JobPhase::pending) continue;
+    runtime::Reservation& reservation = by_job[preemption.for_job];
+    reservation.job_id = preemption.for_job;
+    for (int node : victim->node_indexes) {
+      if (std::find(reservation.nodes.begin(), reservation.nodes.end(), node) == reservation.nodes.end()) {
+        reservation.nodes.push_back(node);
+      }
+    }
+    reservation.until = std::max(reservation.until, preemption.requeue_at + adapter_.options.cycle.reservation_ttl);
+    reservation.gpus_per_node = beneficiary->gpus_per_node;
+    reservation.cpus_per_node = beneficiary->cpus_per_node;
+    reservation.memory_gib_per_node = beneficiary->memory_gib_per_node;
+  }
+  std::vector<runtime::Reservation> reservations;
+  for (auto& [id, reservation] : by_job) reservations.push_back(std::move(reservation));
+  return reservations;
+}
+
+template <class Call>
+std::string Pass::write(Call call) {
+  if (adapter_.options.dry_run) return "";
+  std::optional<std::string> error = call(*adapter_.backend);
+  if (!error) ++report_.writes;
+  return error.value_or("");
+}
+
+// Requeues a job whose grace is over (charged up to now already), recording the work it loses.
+void Pass::requeue(const SlurmJob& job, const std::string& for_job) {
+  const RunningJob running = running_job(job);
+  Action action{Action::Kind::requeue, job.id, 0, for_job, runtime::cycle::lost_gpu_seconds(running, now_), ""};
+  action.error = write([&](SlurmBackend& slurm) { return slurm.requeue(job.id); });
+  // A refused requeue is retried next pass; a done one ends the preemption.
+  if (action.error.empty()) adapter_.store->remove_preemption({job.id, job.started});
+  report_.actions.push_back(std::move(action));
+}
+
+std::optional<std::string> Pass::refuse_preemption(const SlurmJob* victim, const std::string& for_job) const {
+  if (victim == nullptr || victim->phase != JobPhase::running) return "it is not running";
+  if (!victim->requeueable) return "Slurm does not allow it to be requeued";
+  const auto& contracts = adapter_.store->contracts();
+  const auto contract = contracts.find({victim->id, victim->started});
+  if (contract == contracts.end()) return "no contract was recorded for its run";
+  if (!contract->second.contract.preemptible) return "its contract does not allow preemption";
+  if (contract->second.contract.protected_until > now_) return "it is inside its protected time";
+  if (adapter_.store->preemptions().count({victim->id, victim->started})) return "its preemption is under way";
+  const auto for_id = job_number(for_job);
+  const SlurmJob* beneficiary = for_id ? find(*for_id) : nullptr;
+  if (beneficiary == nullptr || beneficiary->phase != JobPhase::pending) return "the job it is for is not pending";
+  if (beneficiary->eligible > now_) return "the job it is for may not start yet (Slurm's begin time)";
+  return std::nullopt;
+}
+
+// Signals each victim the cycle chose (the checkpoint signal), and requeues
+// it now when its class gives no grace; the rest are requeued by a later pass.
+void Pass::enact_preemptions(const runtime::CycleResult& result) {
+  for (const runtime::Decision& decision : result.decisions) {
+    if (decision.kind != DecisionKind::preempt) continue;
+    const auto id = job_number(decision.job_id);
+    const SlurmJob* victim = id ? find(*id) : nullptr;
+    if (auto refused = refuse_preemption(victim, decision.for_job)) {
+      note(id.value_or(0),
+           fmt::format("not preempting job {} for job {}: {}", decision.job_id, decision.for_job, *refused));
+      continue;
+    }
+    Action signal{Action::Kind::checkpoint_signal, victim->id, 0, decision.for_job, decision.lost_gpu_seconds, ""};
+    signal.error =
+        write([&](SlurmBackend& slurm) { return slurm.signal_batch(victim->id, settings_.checkpoint_signal); });
+    const bool sent = signal.error.empty();
+    report_.actions.push_back(std::move(signal));
+    if (!sent) continue;
+    const StoredPreemption preemption{now_, decision.stops_at, decision.for_job, decision.lost_gpu_seconds};
+    if (auto error = adapter_.store->add_preemption({victim->id, victim->started}, preemption)) {
+      note(victim->id,
+           fmt::format("job {} was signalled but its preemption could not be stored: {}", victim->id, *error));
+      continue;
+    }
+    if (decision.stops_at > now_) continue;
+    if (auto error = charge({victim}, true)) note(victim->id, fmt::format("charging job {}: {}", victim->id, *error));
+    requeue(*victim, decision.for_job);
+  }
+}
+
+// Rank order -> Slurm priorities, best first, at most max_writes_per_pass.
+void Pass::write_priorities(const runtime::CycleResult& result) {
+  std::vector<std::uint32_t> ids, current;
+  for (const std::string& job_id : result.ranked_job_ids) {
+    const auto id = job_number(job_id);
+    const SlurmJob* job = id ? find(*id) : nullptr;
+    if (job == nullptr) continue;
+    ids.push_back(job->id);
+    current.push_back(job->priority);
+  }
+  const std::vector<std::uint32_t> planned =
+      plan_priorities(current, settings_.priority_floor, settings_.priority_ceiling);
+  int written = 0;
+  for (std::size_t i = 0; i < ids.size() && written < settings_.max_writes_per_pass; ++i) {
+    if (planned[i] == current[i]) continue;
+    Action action{Action::Kind::set_priority, ids[i], planned[i], "", 0, ""};
+    action.error = write([&](SlurmBackend& slurm) { return slurm.set_priority(ids[i], planned[i]); });
+    report_.actions.push_back(std::move(action));
+    ++written;
+  }
+}
+
+std::optional<std::string> Pass::track_debt() {
+  const AdapterStore& store = *adapter_.store;
+  const Seconds window = adapter_.ledger->ledger().config().window;
+  DebtHours added;
+  const std::optional<Seconds> last = store.last_pass();
+  if (last && *last < now_ && now_ - *last <= settings_.max_accounting_gap) {
+    added = debt_added(policy_.tables(), state_, adapter_.ledger->ledger().config().unit, now_ - *last);
+  }
+  if (last && *last >= now_ && added.empty()) return std::nullopt;
+  return adapter_.store->record_pass(now_, added, (now_ - window) / 3600);
+}
+
+void Pass::note(std::uint32_t job, std::string text) {
+  if (adapter_.noted.insert(job).second) report_.notes.push_back(std::move(text));
+}
+
+}  // namespace
+
+Expected<PassReport, std::string> run_pass(Adapter::State& state, const CompiledPolicy& policy, Seconds now) {
+  return Pass(state, policy, now).run();
+}
+
+}  // namespace allot::slurm

@@ -1,0 +1,109 @@
+// `allot replay` as capacity planners run it: every policy on the same arrivals,
+// reports that are byte-identical for the same inputs, either engine giving the
+// same numbers, and bad input named by file (and line) with a non-zero exit.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_allot.h"
+
+namespace fs = std::filesystem;
+using allot_cli_test::read_text;
+using allot_cli_test::run_allot;
+using allot_cli_test::source;
+
+namespace {
+
+// A short replay of the seed's company: both bundled policies, two days of a burst.
+std::string seed_replay(const std::string& extra) {
+  return "replay --now 2026-12-01 --policy baseline=" + source("policies/baseline_labels.allot") +
+         " --policy budget=" + source("policies/saas.allot") + " --cluster " +
+         source("examples/clusters/saas-8gpu.toml") + " --days 2 " + extra;
+}
+
+fs::path scratch(const std::string& name) {
+  return fs::temp_directory_path() / ("allot-replay-test-" + std::to_string(getpid()) + "-" + name);
+}
+
+void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+}  // namespace
+
+TEST_CASE("replay prints the comparison and writes the same JSON for the same inputs", "[cli][replay]") {
+  const auto first = run_allot(seed_replay("--scenario burst --seed 7 --json -"));
+  const auto second = run_allot(seed_replay("--scenario burst --seed 7 --json -"));
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.out == second.out);
+  const auto report = nlohmann::json::parse(first.out);
+  CHECK(report.at("schema") == "allot.replay/1");
+  CHECK(report.at("seed") == 7);
+  REQUIRE(report.at("policies").size() == 2);
+  CHECK(report.at("policies")[0].at("name") == "baseline");
+  CHECK(report.at("policies")[1].at("name") == "budget");
+
+  const auto other_seed = run_allot(seed_replay("--scenario burst --seed 8 --json -"));
+  REQUIRE(other_seed.exit_code == 0);
+  CHECK(other_seed.out != first.out);
+
+  const auto table = run_allot(seed_replay("--scenario burst --seed 7"));
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("baseline") && Catch::Contains("budget") &&
+                            Catch::Contains("wait p50 / p90 by class") && Catch::Contains("gates"));
+}
+
+TEST_CASE("the interpreter and the JIT replay to the same report", "[cli][replay]") {
+  const auto jit = run_allot(seed_replay("--scenario normal --json - --engine jit"));
+  const auto interp = run_allot(seed_replay("--scenario normal --json - --engine interp"));
+  REQUIRE(jit.exit_code == 0);
+  CHECK(jit.out == interp.out);
+}
+
+TEST_CASE("replay writes a self-contained HTML page", "[cli][replay]") {
+  const fs::path html = scratch("report.html");
+  const auto run = run_allot(seed_replay("--scenario drain --html '" + html.string() + "'"));
+  REQUIRE(run.exit_code == 0);
+  const std::string page = read_text(html);
+  fs::remove(html);
+  CHECK_THAT(page, Catch::StartsWith("<!DOCTYPE html>") || Catch::StartsWith("<!doctype html>"));
+  CHECK_THAT(page, !Catch::Contains("<script src=") && !Catch::Contains("<link rel=\"stylesheet\" href=\"http"));
+  CHECK_THAT(page, Catch::Contains("<svg"));
+}
+
+TEST_CASE("replay names what is wrong with its input and exits non-zero", "[cli][replay]") {
+  SECTION("a cluster file that does not exist") {
+    const auto run = run_allot(
+        "replay --policy " + source("policies/saas.allot") + " --cluster /nonexistent/cluster.toml --scenario normal",
+        true);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.out, Catch::Contains("/nonexistent/cluster.toml: cannot read the file"));
+  }
+  SECTION("a policy with a syntax error is reported with its location, and nothing is replayed") {
+    const fs::path broken = scratch("broken.allot");
+    write(broken, "policy broken {\n  window 7d\n");
+    const auto run = run_allot("replay --now 2026-12-01 --policy b='" + broken.string() + "' --cluster " +
+                                   source("examples/clusters/saas-8gpu.toml") + " --scenario normal",
+                               true);
+    fs::remove(broken);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("error[syntax_error]") && Catch::Contains("broken.allot:3:1"));
+    CHECK_THAT(run.out, !Catch::Contains("wait p50"));
+  }
+  SECTION("a trace row that is not a number names the file, the line and the field") {
+    const fs::path trace = scratch("trace.csv");
+    write(trace, "job_id,submit_s,duration_s,gpus,group,user,status\n1,0,100,1,g,u,Pass\n2,abc,100,1,g,u,Pass\n");
+    const auto run = run_allot("replay --now 2026-12-01 --policy " + source("policies/saas.allot") + " --cluster " +
+                                   source("examples/clusters/saas-8gpu.toml") + " --trace '" + trace.string() +
+                                   "' --map " + source("examples/workloads/philly_map.toml"),
+                               true);
+    fs::remove(trace);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains(trace.string() + ":3: field `submit_s`: expected a whole number, found `abc`"));
+  }
+  SECTION("a scenario that does not exist is a usage error") {
+    const auto run = run_allot(seed_replay("--scenario tuesday"), true);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.out, Catch::Contains("tuesday"));
+  }
+}

@@ -1,0 +1,65 @@
+// A fake Slurm behind the adapter's backend interface, for unit tests of the
+// reconcile logic: jobs and nodes are plain values the test moves through
+// their lives, and every write the adapter makes is recorded.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allot/slurm.h"
+
+namespace slurm_test {
+
+using allot::slurm::JobPhase;
+using allot::slurm::Seconds;
+using allot::slurm::SlurmJob;
+using allot::slurm::SlurmNode;
+
+// One call the adapter made.
+struct Call {
+  std::string what;  // "priority", "signal", "requeue"
+  std::uint32_t job = 0;
+  std::int64_t value = 0;  // the priority or the signal
+};
+
+class FakeSlurm : public allot::slurm::SlurmBackend {
+ public:
+  // `nodes` nodes of `gpus` GPUs each.
+  FakeSlurm(int nodes, int gpus);
+
+  // Queues a job of `account` asking for `gpus` GPUs on one node; returns its id.
+  std::uint32_t submit(const std::string& account, int gpus, Seconds at, const std::string& partition = "gpu");
+  // Starts a pending job on node `node` (what slurmctld would do).
+  void start(std::uint32_t id, int node, Seconds at);
+  // Ends a running job.
+  void finish(std::uint32_t id, Seconds at);
+  SlurmJob& job(std::uint32_t id) { return jobs_.at(id); }
+  // Reads fail until cleared (slurmctld down or timing out).
+  void set_unreachable(bool unreachable) { unreachable_ = unreachable; }
+  // Seconds a requeued job waits before it may start again (Slurm's cred_expire).
+  Seconds requeue_delay = 120;
+  Seconds clock = 0;  // what the fake takes as "now" for requeues
+
+  const std::vector<Call>& calls() const { return calls_; }
+  std::vector<Call> calls_of(const std::string& what) const;
+  void clear_calls() { calls_.clear(); }
+
+  allot::Expected<std::vector<SlurmNode>, std::string> read_nodes() override;
+  allot::Expected<std::vector<SlurmJob>, std::string> read_jobs() override;
+  std::optional<std::string> set_priority(std::uint32_t job, std::uint32_t priority) override;
+  std::optional<std::string> signal_batch(std::uint32_t job, int signal) override;
+  std::optional<std::string> requeue(std::uint32_t job) override;
+
+ private:
+  std::vector<SlurmNode> nodes_;
+  std::map<std::uint32_t, SlurmJob> jobs_;
+  std::vector<Call> calls_;
+  std::uint32_t next_id_ = 100;
+  bool unreachable_ = false;
+};
+
+}  // namespace slurm_test

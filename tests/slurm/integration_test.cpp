@@ -1,0 +1,245 @@
+// `allot slurm` against a real Slurm 22.05 (2 nodes x 4 fake GPUs, started by
+// tests/slurm/integration.sh): three teams submit with sbatch, the adapter
+// runs as a daemon, and the test polls Slurm (never a fixed sleep) until what
+// issue 6 promises has happened, checking at every poll that no node has more
+// GPUs in use than it has.
+#include <signal.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "integration_support.h"
+
+namespace integration {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kClusterGpus = 8;
+const std::string kData = std::string(ALLOT_SOURCE_DIR) + "/tests/slurm/data";
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path + ".tmp");
+  file << text;
+  file.close();
+  std::filesystem::rename(path + ".tmp", path);  // the adapter never reads half a file
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+// A test's files and its adapter, which runs once a second on a fresh ledger.
+struct Setup {
+  std::string folder;
+  std::string policy, ledger, audit;
+  Adapter adapter;
+
+  explicit Setup(const std::string& name)
+      : folder(fresh_folder(name)),
+        policy(folder + "/policy.allot"),
+        ledger(folder + "/ledger.db"),
+        audit(folder + "/audit.jsonl"),
+        adapter({"--policy", policy, "--map", kData + "/three_teams_map.toml", "--ledger", ledger, "--interval", "1s",
+                 "--audit", audit, "--now", "2026-12-01", "--engine", "interp"},
+                folder + "/adapter.log") {
+    std::filesystem::copy_file(kData + "/three_teams.allot", policy);
+  }
+
+  // Audit records of one kind about one job.
+  std::vector<nlohmann::json> records(const std::string& kind, std::uint32_t job) const {
+    std::vector<nlohmann::json> found;
+    std::istringstream lines(read_file(audit));
+    for (std::string line; std::getline(lines, line);) {
+      const auto record = nlohmann::json::parse(line);
+      if (record.value("kind", "") == kind && record.value("job", "") == std::to_string(job)) found.push_back(record);
+    }
+    return found;
+  }
+};
+
+// "2026-12-01T09:30:00Z" -> seconds since the epoch.
+std::int64_t epoch(const nlohmann::json& text) {
+  std::tm utc{};
+  REQUIRE(strptime(text.get<std::string>().c_str(), "%Y-%m-%dT%H:%M:%SZ", &utc) != nullptr);
+  return timegm(&utc);
+}
+
+bool running(std::uint32_t id) { return job(id).state == "RUNNING"; }
+
+// Fills every GPU with `alpha` jobs of class `long` (protected for the whole test).
+std::vector<std::uint32_t> fill_with_alpha() {
+  cancel_all();
+  std::vector<std::uint32_t> jobs;
+  for (int i = 0; i < kClusterGpus; ++i) jobs.push_back(submit("alpha", 1, "long-fill", "sleep 600"));
+  wait_until("the alpha jobs fill the cluster", 30s,
+             [&] { return std::all_of(jobs.begin(), jobs.end(), [](std::uint32_t id) { return running(id); }); });
+  return jobs;
+}
+
+}  // namespace
+
+TEST_CASE("pending jobs start in the policy's order as GPUs free", "[slurm_integration]") {
+  const std::vector<std::uint32_t> fill = fill_with_alpha();
+  Setup setup("order");
+  setup.adapter.start();
+  setup.adapter.wait_passes(2);  // alpha is charged: it is over its share, beta and gamma are not
+  const std::uint32_t a = submit("alpha", 1, "work-a", "sleep 600");
+  const std::uint32_t c = submit("gamma", 1, "work-c", "sleep 600");
+  const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
+  // The policy's order: below-share teams first, the larger share first among them.
+  wait_until("priorities follow the rank: beta, gamma, alpha", 20s, [&] {
+    const auto all = queue();
+    return all.at(b).priority > all.at(c).priority && all.at(c).priority > all.at(a).priority &&
+           all.at(a).priority >= 1000;
+  });
+  std::size_t freed = 0;
+  for (const std::uint32_t expected : {b, c, a}) {
+    shell("scancel " + std::to_string(fill[freed++]));
+    wait_until("job " + std::to_string(expected) + " starts", 30s, [&] { return running(expected); });
+    for (std::uint32_t other : {a, b, c}) {
+      if (other == expected || running(other)) continue;
+      CHECK(job(other).state == "PENDING");
+    }
+  }
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE(
+    "an over-share job past protection is checkpointed then requeued for an under-share job; protected ones are not",
+    "[slurm_integration]") {
+  cancel_all();
+  std::vector<std::uint32_t> protected_jobs, preemptible;
+  for (int i = 0; i < kClusterGpus / 2; ++i) protected_jobs.push_back(submit("alpha", 1, "long-fill", "sleep 600"));
+  for (int i = 0; i < kClusterGpus / 2; ++i)
+    preemptible.push_back(submit("alpha", 1, "work-ckpt", checkpointing_script()));
+  wait_until("alpha fills the cluster", 30s, [&] {
+    return std::all_of(preemptible.begin(), preemptible.end(), running) &&
+           std::all_of(protected_jobs.begin(), protected_jobs.end(), running);
+  });
+  Setup setup("preempt");
+  setup.adapter.start();
+  const std::uint32_t beta = submit("beta", 1, "work-beta", "sleep 600");
+  wait_until("beta's job runs", 90s, [&] { return running(beta); });
+
+  std::vector<std::uint32_t> requeued;
+  for (std::uint32_t id : preemptible) {
+    if (job(id).restarts > 0) requeued.push_back(id);
+  }
+  REQUIRE(requeued.size() == 1);  // one GPU was needed, one job gave it up
+  for (std::uint32_t id : protected_jobs) {
+    CHECK(job(id).restarts == 0);
+    CHECK(running(id));
+    CHECK(setup.records("checkpoint_signal", id).empty());
+  }
+  const std::uint32_t victim = requeued.front();
+  const auto contract = setup.records("contract", victim);
+  const auto signal = setup.records("checkpoint_signal", victim);
+  const auto requeue = setup.records("requeue", victim);
+  REQUIRE(contract.size() == 1);
+  REQUIRE(signal.size() == 1);
+  REQUIRE(requeue.size() == 1);
+  CHECK(signal[0]["for_job"] == std::to_string(beta));
+  // Not before its protection ended; requeued only after the class's 5 s grace.
+  CHECK(epoch(signal[0]["time"]) >= epoch(contract[0]["contract"]["protected_until"]));
+  CHECK(epoch(requeue[0]["time"]) - epoch(signal[0]["time"]) >= 5);
+  CHECK(requeue[0]["lost_gpu_seconds"].get<double>() >= 0);
+  // The job trapped the signal and wrote its marker before it was requeued.
+  const std::string marker = work_folder() + "/" + std::to_string(victim) + ".usr1";
+  REQUIRE(std::filesystem::exists(marker));
+  const std::int64_t marked_ns = std::stoll(read_file(marker));
+  CHECK(marked_ns / 1'000'000'000 <= epoch(requeue[0]["time"]));
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("a policy swapped mid-run takes effect and a broken one is refused", "[slurm_integration]") {
+  fill_with_alpha();
+  Setup setup("swap");
+  setup.adapter.start();
+  const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
+  const std::uint32_t c = submit("gamma", 1, "work-c", "sleep 600");
+  wait_until("beta (35%) ranks above gamma (25%)", 20s, [&] { return job(b).priority > job(c).priority; });
+
+  const std::string original = read_file(setup.policy);
+  const std::string swapped = replaced(replaced(original, "beta 35%", "beta 25%"), "gamma 25%", "gamma 35%");
+  write_file(setup.policy, swapped);
+  wait_until("the new shares put gamma above beta", 30s, [&] { return job(c).priority > job(b).priority; });
+  CHECK_THAT(setup.adapter.log(), Catch::Contains("swapped to"));
+
+  write_file(setup.policy, replaced(swapped, "rank =", "rank = = broken"));
+  setup.adapter.signal(SIGHUP);
+  wait_until("the broken policy is refused", 30s,
+             [&] { return setup.adapter.log().find("refused the new policy") != std::string::npos; });
+  CHECK_THAT(setup.adapter.log(), Catch::Contains("policy.allot:"));  // its diagnostics, with their location
+  setup.adapter.wait_passes(3);
+  CHECK(job(c).priority > job(b).priority);  // the swapped policy keeps running
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("killing and restarting the adapter charges no job twice", "[slurm_integration]") {
+  cancel_all();
+  const std::uint32_t two = submit("alpha", 2, "long-two", "sleep 600");
+  const std::uint32_t one = submit("beta", 1, "long-one", "sleep 600");
+  wait_until("both jobs run", 30s, [&] { return running(two) && running(one); });
+  Setup setup("restart");
+  for (int round = 0; round < 3; ++round) {
+    setup.adapter.start();
+    setup.adapter.wait_passes(3);
+    setup.adapter.signal(SIGKILL);
+    const std::time_t killed = std::time(nullptr);
+    wait_until("a second passes with no adapter", 10s, [&] { return std::time(nullptr) >= killed + 2; });
+  }
+  shell("scancel " + std::to_string(two) + " " + std::to_string(one));
+  wait_until("both jobs end", 30s,
+             [&] { return job(two).end > 0 && job(one).end > 0 && !running(two) && !running(one); });
+  setup.adapter.start();
+  setup.adapter.wait_passes(2);  // sees them ended and charges their last seconds
+  setup.adapter.signal(SIGTERM);
+
+  for (const std::uint32_t id : {two, one}) {
+    const QueuedJob ended = job(id);
+    std::vector<StoredCharge> charges;
+    for (const StoredCharge& charge : stored_charges(setup.ledger)) {
+      if (charge.job == std::to_string(id)) charges.push_back(charge);
+    }
+    INFO("job " << id << " ran " << ended.start << ".." << ended.end << "; " << charges.size() << " charges");
+    REQUIRE(charges.size() >= 4);  // charged across the restarts
+    CHECK(charges.front().from == ended.start);
+    CHECK(charges.back().until == ended.end);
+    for (std::size_t i = 1; i < charges.size(); ++i) CHECK(charges[i].from == charges[i - 1].until);
+  }
+}
+
+TEST_CASE("a dry run prints its decisions and writes nothing", "[slurm_integration]") {
+  fill_with_alpha();
+  const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
+  const std::string folder = fresh_folder("dry_run");
+  std::string output;
+  const int status =
+      run_allot({"slurm", "--policy", kData + "/three_teams.allot", "--map", kData + "/three_teams_map.toml",
+                 "--ledger", folder + "/ledger.db", "--once", "--dry-run", "--now", "2026-12-01"},
+                output);
+  INFO(output);
+  CHECK(status == 0);
+  CHECK_THAT(output, Catch::Contains("would set priority of job " + std::to_string(b)));
+  CHECK(job(b).priority == 1);  // still Slurm's own
+  CHECK_FALSE(std::filesystem::exists(folder + "/ledger.db"));
+  cancel_all();
+}
+
+}  // namespace integration

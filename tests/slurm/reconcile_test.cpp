@@ -1,0 +1,301 @@
+// The reconcile pass against a fake Slurm: priorities in rank order and only
+// when they change, charges exactly once across restarts, preemption only past
+// protection (signal first, requeue after the grace), contracts kept across a
+// policy swap, and a dry run that writes nothing.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "../runtime/temp_folder.h"
+#include "slurm_support.h"
+
+namespace slurm_test {
+namespace {
+
+using allot::slurm::Action;
+
+// 4 GPUs on one node, all held by alpha since kStart; beta has one job waiting.
+struct Crowded {
+  FakeSlurm slurm{1, 4};
+  std::vector<std::uint32_t> alpha;
+  std::uint32_t beta = 0;
+
+  Crowded() {
+    slurm.clock = kStart;
+    for (int i = 0; i < 4; ++i) {
+      alpha.push_back(slurm.submit("alpha", 1, kStart - 60));
+      slurm.start(alpha.back(), 0, kStart);
+    }
+  }
+};
+
+std::vector<std::uint32_t> jobs_called(const FakeSlurm& slurm, const std::string& what) {
+  std::vector<std::uint32_t> jobs;
+  for (const Call& call : slurm.calls_of(what)) jobs.push_back(call.job);
+  return jobs;
+}
+
+double usage_of(const allot::slurm::Adapter& adapter, const std::string& account, Seconds now) {
+  const auto usage = adapter.usage(now);
+  const auto found = usage.find(account);
+  return found == usage.end() ? 0.0 : found->second;
+}
+
+}  // namespace
+
+TEST_CASE("pending jobs get Slurm priorities in rank order, and an idle pass writes nothing", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  const auto policy = compile(two_team_policy());
+  // alpha has used GPUs for an hour, beta nothing: beta's jobs come first.
+  const std::uint32_t busy = slurm.submit("alpha", 1, kStart - 3600);
+  slurm.start(busy, 0, kStart - 3600);
+  const std::uint32_t a2 = slurm.submit("alpha", 2, kStart - 10);
+  const std::uint32_t b1 = slurm.submit("beta", 2, kStart - 5);
+  const std::uint32_t b2 = slurm.submit("beta", 1, kStart - 5);
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+
+  pass(*adapter, *policy, kStart);
+  const auto& job = [&](std::uint32_t id) -> SlurmJob& { return slurm.job(id); };
+  CHECK(job(b2).priority > job(b1).priority);  // fewer GPUs first within beta (rank - job.gpus)
+  CHECK(job(b1).priority > job(a2).priority);
+  CHECK(job(a2).priority >= 1000);
+  CHECK(slurm.calls_of("priority").size() == 3);
+
+  slurm.clear_calls();
+  const auto idle = pass(*adapter, *policy, kStart + 5);
+  CHECK(slurm.calls().empty());
+  CHECK(idle.writes == 0);
+
+  // A new beta job: one write, wherever it ranks.
+  const std::uint32_t b3 = slurm.submit("beta", 1, kStart + 8);
+  pass(*adapter, *policy, kStart + 10);
+  CHECK(jobs_called(slurm, "priority") == std::vector<std::uint32_t>{b3});
+}
+
+TEST_CASE("running jobs are charged once for the time they held GPUs, across adapter restarts", "[slurm][ledger]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 8);
+  const auto policy = compile(two_team_policy());
+  const std::uint32_t job = slurm.submit("alpha", 2, kStart);
+  slurm.start(job, 0, kStart);
+  {
+    auto adapter = open_adapter(slurm, folder.file("state.db"));
+    pass(*adapter, *policy, kStart + 600);
+    CHECK(usage_of(*adapter, "alpha", kStart + 600) == Approx(2 * 600 / 3600.0));
+  }  // the adapter stops (a crash loses nothing committed)
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  const auto replay = pass(*adapter, *policy, kStart + 600);
+  CHECK(replay.charged == 0);
+  pass(*adapter, *policy, kStart + 900);
+  CHECK(usage_of(*adapter, "alpha", kStart + 900) == Approx(2 * 900 / 3600.0));
+
+  // It ends at +1000 and is seen finished at +1500: charged up to its end, not beyond.
+  slurm.finish(job, kStart + 1000);
+  pass(*adapter, *policy, kStart + 1500);
+  pass(*adapter, *policy, kStart + 2000);
+  CHECK(usage_of(*adapter, "alpha", kStart + 2000) == Approx(2 * 1000 / 3600.0));
+}
+
+TEST_CASE("a running job is charged at most every `charge_every`", "[slurm][ledger]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 8);
+  const auto policy = compile(two_team_policy());
+  const std::uint32_t job = slurm.submit("beta", 1, kStart);
+  slurm.start(job, 0, kStart);
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  CHECK(pass(*adapter, *policy, kStart + 10).charged > 0);  // a new run is charged at once
+  CHECK(pass(*adapter, *policy, kStart + 40).charged == 0);
+  CHECK(pass(*adapter, *policy, kStart + 75).charged == Approx(65 / 3600.0));
+}
+
+TEST_CASE("an over-share job past protection is signalled, then requeued after its grace", "[slurm][preempt]") {
+  TempFolder folder("allot-slurm");
+  Crowded cluster;
+  const auto policy = compile(two_team_policy("10m", "2m"));
+  auto adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+  pass(*adapter, *policy, kStart + 60);  // alpha charged: it is over its share
+  cluster.beta = cluster.slurm.submit("beta", 1, kStart + 5 * kMinute);
+
+  // Inside protection: nobody is touched.
+  pass(*adapter, *policy, kStart + 6 * kMinute);
+  CHECK(cluster.slurm.calls_of("signal").empty());
+  CHECK(cluster.slurm.calls_of("requeue").empty());
+
+  // Past protection: one alpha job gets the checkpoint signal, not yet the requeue.
+  cluster.slurm.clock = kStart + 11 * kMinute;
+  const auto signalled = pass(*adapter, *policy, kStart + 11 * kMinute);
+  const auto signals = cluster.slurm.calls_of("signal");
+  REQUIRE(signals.size() == 1);
+  CHECK(signals[0].value == SIGUSR1);
+  CHECK(cluster.slurm.calls_of("requeue").empty());
+  const std::uint32_t victim = signals[0].job;
+  CHECK(std::count(cluster.alpha.begin(), cluster.alpha.end(), victim) == 1);
+
+  // During the grace no second victim is chosen.
+  pass(*adapter, *policy, kStart + 12 * kMinute);
+  CHECK(cluster.slurm.calls_of("signal").size() == 1);
+
+  // After the grace: requeued, with the work since its last checkpoint (10m) as lost.
+  cluster.slurm.clock = kStart + 13 * kMinute + 5;
+  const auto requeued = pass(*adapter, *policy, kStart + 13 * kMinute + 5);
+  CHECK(jobs_called(cluster.slurm, "requeue") == std::vector<std::uint32_t>{victim});
+  const auto action = std::find_if(requeued.actions.begin(), requeued.actions.end(),
+                                   [](const Action& a) { return a.kind == Action::Kind::requeue; });
+  REQUIRE(action != requeued.actions.end());
+  CHECK(action->for_job == std::to_string(cluster.beta));
+  CHECK(action->lost_gpu_seconds == Approx(3 * kMinute + 5));
+  CHECK(cluster.slurm.job(victim).phase == JobPhase::pending);
+  // It held its GPU until the requeue and was charged up to it.
+  CHECK(usage_of(*adapter, "alpha", kStart + 13 * kMinute + 5) == Approx(4 * (13 * kMinute + 5) / 3600.0));
+}
+
+TEST_CASE("jobs that cannot be requeued or must not be preempted are never signalled", "[slurm][preempt]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 2);
+  const auto policy = compile(two_team_policy("10m", "2m"));
+  const std::uint32_t fixed = slurm.submit("alpha", 1, kStart);
+  slurm.job(fixed).requeueable = false;
+  slurm.start(fixed, 0, kStart);
+  const std::uint32_t pinned = slurm.submit("alpha", 1, kStart, "pinned");
+  slurm.start(pinned, 0, kStart);
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  pass(*adapter, *policy, kStart + 60);
+  slurm.submit("beta", 1, kStart + 60);
+  for (Seconds t = kStart + 2 * kMinute; t < kStart + 60 * kMinute; t += 5 * kMinute) pass(*adapter, *policy, t);
+  CHECK(slurm.calls_of("signal").empty());
+  CHECK(slurm.calls_of("requeue").empty());
+}
+
+TEST_CASE("a running job keeps the protection it started with when the policy is swapped", "[slurm][preempt]") {
+  TempFolder folder("allot-slurm");
+  Crowded cluster;
+  const auto generous = compile(two_team_policy("2h", "2m"));
+  const auto stingy = compile(two_team_policy("10m", "2m"));
+  auto adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+  const auto first = pass(*adapter, *generous, kStart + 60);
+  REQUIRE(first.starts.size() == 4);
+  CHECK(first.starts[0].contract.protected_until == kStart + 2 * 3600);
+  cluster.beta = cluster.slurm.submit("beta", 1, kStart + 5 * kMinute);
+
+  // Under the stingy policy they would be fair game after 10 minutes; their promise was 2 hours.
+  for (Seconds t = kStart + 15 * kMinute; t < kStart + 2 * 3600; t += 15 * kMinute) pass(*adapter, *stingy, t);
+  CHECK(cluster.slurm.calls_of("signal").empty());
+
+  // A restarted adapter remembers the promise too.
+  adapter.reset();
+  adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+  pass(*adapter, *stingy, kStart + 100 * kMinute);
+  CHECK(cluster.slurm.calls_of("signal").empty());
+  pass(*adapter, *stingy, kStart + 2 * 3600 + 60);
+  CHECK(cluster.slurm.calls_of("signal").size() == 1);
+}
+
+TEST_CASE("a restarted adapter finishes a preemption it started", "[slurm][preempt]") {
+  TempFolder folder("allot-slurm");
+  Crowded cluster;
+  const auto policy = compile(two_team_policy("10m", "2m"));
+  auto adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+  pass(*adapter, *policy, kStart + 60);
+  cluster.beta = cluster.slurm.submit("beta", 1, kStart + 5 * kMinute);
+  pass(*adapter, *policy, kStart + 11 * kMinute);
+  REQUIRE(cluster.slurm.calls_of("signal").size() == 1);
+
+  adapter.reset();
+  adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+  pass(*adapter, *policy, kStart + 12 * kMinute);
+  CHECK(cluster.slurm.calls_of("signal").size() == 1);  // no second victim while the first one's grace runs
+  pass(*adapter, *policy, kStart + 14 * kMinute);
+  CHECK(jobs_called(cluster.slurm, "requeue") == std::vector<std::uint32_t>{cluster.slurm.calls_of("signal")[0].job});
+}
+
+TEST_CASE("a dry run reports the decisions and writes nothing", "[slurm][dry_run]") {
+  TempFolder folder("allot-slurm");
+  Crowded cluster;
+  const auto policy = compile(two_team_policy("10m", ""));
+  {
+    auto live = open_adapter(cluster.slurm, folder.file("state.db"));
+    pass(*live, *policy, kStart + 60);
+  }
+  cluster.beta = cluster.slurm.submit("beta", 1, kStart + 5 * kMinute);
+  const auto size_before = std::filesystem::file_size(folder.file("state.db"));
+  auto dry = open_adapter(cluster.slurm, folder.file("state.db"), true);
+  const auto report = pass(*dry, *policy, kStart + 11 * kMinute);
+  CHECK(cluster.slurm.calls().empty());
+  CHECK(report.writes == 0);
+  std::vector<Action::Kind> kinds;
+  for (const Action& action : report.actions) kinds.push_back(action.kind);
+  CHECK(std::count(kinds.begin(), kinds.end(), Action::Kind::set_priority) == 1);
+  CHECK(std::count(kinds.begin(), kinds.end(), Action::Kind::checkpoint_signal) == 1);
+  CHECK(std::count(kinds.begin(), kinds.end(), Action::Kind::requeue) == 1);
+  CHECK(std::filesystem::file_size(folder.file("state.db")) == size_before);
+  // The live adapter's ledger did not learn of the dry run's charges.
+  auto live = open_adapter(cluster.slurm, folder.file("state.db"));
+  CHECK(pass(*live, *policy, kStart + 60).charged == 0);
+}
+
+TEST_CASE("held and unmapped jobs are left as Slurm has them, and said so once", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  const auto policy = compile(two_team_policy());
+  const std::uint32_t held = slurm.submit("alpha", 1, kStart);
+  slurm.job(held).priority = 0;
+  const std::uint32_t stranger = slurm.submit("gamma", 1, kStart);  // the tree has no `gamma`
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  const auto first = pass(*adapter, *policy, kStart + 10);
+  CHECK(slurm.calls().empty());
+  CHECK(first.notes.size() == 2);
+  CHECK(pass(*adapter, *policy, kStart + 20).notes.empty());
+  CHECK(slurm.job(stranger).priority == 1);
+}
+
+TEST_CASE("a pass that cannot read Slurm changes nothing", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  const auto policy = compile(two_team_policy());
+  slurm.submit("alpha", 1, kStart);
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  slurm.set_unreachable(true);
+  auto report = adapter->reconcile(*policy, kStart);
+  REQUIRE_FALSE(report);
+  CHECK_THAT(report.error(), Catch::Contains("Socket timed out"));
+  CHECK(slurm.calls().empty());
+}
+
+TEST_CASE("a second adapter on the same state file is refused", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  auto first = open_adapter(slurm, folder.file("state.db"));
+  allot::slurm::AdapterOptions options;
+  options.state_path = folder.file("state.db");
+  auto second = allot::slurm::Adapter::open(slurm, two_team_map(), options);
+  REQUIRE_FALSE(second);
+  CHECK_THAT(second.error(), Catch::Contains("in use by another adapter"));
+}
+
+}  // namespace slurm_test
+
+namespace slurm_test {
+
+TEST_CASE("an account kept waiting below its share builds up debt that lifts its jobs", "[slurm][debt]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 2);
+  auto policy = compile(replaced_rank(two_team_policy(), "account.debt"));
+  for (int i = 0; i < 2; ++i) slurm.start(slurm.submit("alpha", 1, kStart), 0, kStart);
+  // Equal ranks would put alpha's job first: it was submitted first.
+  const std::uint32_t alpha_waiting = slurm.submit("alpha", 1, kStart);
+  const std::uint32_t beta_waiting = slurm.submit("beta", 1, kStart + 1);
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  // beta wants GPUs for 20 minutes while alpha holds them all: it is owed its half.
+  for (Seconds t = kStart + 1; t <= kStart + 20 * kMinute; t += kMinute) pass(*adapter, *policy, t);
+  CHECK(slurm.job(beta_waiting).priority > slurm.job(alpha_waiting).priority);
+  // The debt survives a restart of the adapter: the order stays, nothing is rewritten.
+  adapter.reset();
+  adapter = open_adapter(slurm, folder.file("state.db"));
+  slurm.clear_calls();
+  pass(*adapter, *policy, kStart + 21 * kMinute);
+  CHECK(slurm.calls().empty());
+  CHECK(slurm.job(beta_waiting).priority > slurm.job(alpha_waiting).priority);
+}
+
+}  // namespace slurm_test
