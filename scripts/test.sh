@@ -9,15 +9,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs="$(nproc)"
+# Each stage says when it starts, so a slow CI run shows where the time went.
+stage() { echo "== $1 (at ${SECONDS}s)"; }
 
-echo "== formatting"
+stage "formatting"
 bash scripts/format.sh --check
 
-echo "== fuzzing the front end"
+stage "fuzzing the front end"
 CC=clang-19 CXX=clang++-19 bash scripts/build.sh build-fuzz -DALLOT_FUZZ=ON -- fuzz_front_end
 bash fuzz/run.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
 
-echo "== tests under ASan + UBSan"
+stage "tests under ASan + UBSan"
 bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON \
   -- allot allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests allot_slurm_tests
 # Sanitizers make each evaluation ~10x slower: fewer random states and mutants
@@ -26,11 +28,12 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ALLOT_DIFFERENTIAL_STATES=10000 ALLOT_MUTATIONS=1000 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slurm  # the real-Slurm test runs once, below
 
-echo "== hot swap under ThreadSanitizer"
+stage "hot swap under ThreadSanitizer"
 # One executable and one tag: policies swapped while cycles run on other threads.
 bash scripts/build.sh build-tsan -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" -- allot_cycle_tests
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/allot_cycle_tests "[hot_swap]"
 
-echo "== tests"
+stage "tests"
 bash scripts/build.sh build
 ctest --test-dir build --output-on-failure -j "$jobs"
+stage "done"
