@@ -31,6 +31,12 @@
 //     paths part), and only if the victim's side stays at or above its share.
 //     The victim's side then cannot win it back until it falls below its share
 //     for another reason, so capacity never flips back and forth;
+//   - the best job that can neither start nor preempt holds the nodes it
+//     would fit on soonest (by the running jobs' expected ends) from the jobs
+//     ranked below it, so a whole-node job is not starved by small ones
+//     (CycleOptions::blocked_holds); jobs ranked above it are not affected;
+//   - a stopping job's resources are what a reservation on its node waits
+//     for: the two are counted once, so one victim frees one job's room;
 //   - a job never preempts work of its own leaf account; "holding" and "share"
 //     above are what running jobs cost per hour in the policy's unit against
 //     the account's exception-adjusted share of the up nodes;
