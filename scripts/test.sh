@@ -20,7 +20,10 @@ CC=clang-19 CXX=clang++-19 bash scripts/build.sh build-fuzz -DALLOT_FUZZ=ON -- f
 bash fuzz/run.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
 
 stage "tests under ASan + UBSan"
-bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON \
+# -O1 -g1 (line tables) halves the sanitizer build's compile time on 2 cores
+# (~6 instead of ~12 minutes, measured) and the tests take as long as at -O2.
+sanitizer_flags=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
+bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON "${sanitizer_flags[@]}" \
   -- allot allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests allot_slurm_tests
 # Sanitizers make each evaluation ~10x slower: fewer random states and mutants
 # here; the normal build below runs the full counts.
