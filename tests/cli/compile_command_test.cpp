@@ -1,34 +1,18 @@
 // `allot compile` as people and CI run it: the IR or the machine code on
 // stdout, diagnostics on stderr, exit 0 when it compiles, 1 when the policy
 // has errors, 2 for usage and I/O problems.
-#include <sys/wait.h>
-
-#include <catch2/catch.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
+
+#include "run_allot.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CompileRun {
-  int exit_code = -1;
-  std::string out;
-};
-
 // Runs `allot compile ARGUMENTS`; `stderr_too` merges stderr into `out`.
-CompileRun allot_compile(const std::string& arguments, bool stderr_too = false) {
-  const std::string command =
-      std::string("'") + ALLOT_BINARY + "' compile " + arguments + (stderr_too ? " 2>&1" : " 2>/dev/null");
-  CompileRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+allot_cli_test::Run allot_compile(const std::string& arguments, bool stderr_too = false) {
+  return allot_cli_test::run_allot("compile " + arguments, stderr_too);
 }
 
 std::string saas() { return std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'"; }
