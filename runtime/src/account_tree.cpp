@@ -40,6 +40,7 @@ Expected<AccountTree, std::string> AccountTree::build(const std::vector<AccountS
   AccountTree tree;
   tree.nodes_.push_back(AccountNode{});
   std::unordered_map<std::string, int> index{{"", 0}};
+  std::vector<AccountKind> kinds{AccountKind::account};  // per node, the root first
   for (std::size_t spec_index : parents_first(specs)) {
     const AccountSpec& spec = specs[spec_index];
     if (auto problem = spec_problem(spec)) return unexpected(*problem);
@@ -54,13 +55,22 @@ Expected<AccountTree, std::string> AccountTree::build(const std::vector<AccountS
       return unexpected(fmt::format("account `{}` is declared twice", spec.path));
     AccountNode& parent_node = tree.nodes_[static_cast<std::size_t>(parent->second)];
     parent_node.children.push_back(self);
+    kinds.push_back(spec.kind);
     tree.nodes_.push_back(AccountNode{spec.path,
                                       spec.path.substr(slash + 1),
                                       parent->second,
                                       parent_node.depth + 1,
                                       {},
                                       spec.shares,
-                                      spec.use_parent});
+                                      spec.use_parent,
+                                      spec.kind == AccountKind::user});
+  }
+  for (std::size_t i = 1; i < tree.nodes_.size(); ++i) {
+    AccountNode& node = tree.nodes_[i];
+    if (node.user && !node.children.empty()) {
+      return unexpected(fmt::format("user `{}` has accounts or users below it", node.path));
+    }
+    if (kinds[i] == AccountKind::automatic) node.user = node.children.empty();
   }
   return tree;
 }
@@ -75,6 +85,11 @@ std::optional<std::size_t> AccountTree::find(std::string_view path) const {
 std::size_t AccountTree::leaf_count() const {
   return static_cast<std::size_t>(
       std::count_if(nodes_.begin() + 1, nodes_.end(), [](const AccountNode& node) { return node.is_leaf(); }));
+}
+
+std::size_t AccountTree::user_count() const {
+  return static_cast<std::size_t>(
+      std::count_if(nodes_.begin() + 1, nodes_.end(), [](const AccountNode& node) { return node.is_user(); }));
 }
 
 std::vector<long double> AccountTree::subtree_sums(std::span<const double> own_values) const {

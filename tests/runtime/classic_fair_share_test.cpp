@@ -52,10 +52,10 @@ std::string sshare_line(const AccountTree& tree, const std::vector<ClassicValues
   const auto& node = tree.node(i);
   const auto& value = values[i];
   const std::string parent = tree.node(static_cast<std::size_t>(node.parent)).name;
-  return fmt::format("{}|{}|{}|{:.6f}|{}|{:.6f}|{:.6f}|{:.6f}", node.is_leaf() ? parent : node.name,
-                     node.is_leaf() ? node.name : "", static_cast<int>(node.shares), value.shares_norm,
+  return fmt::format("{}|{}|{}|{:.6f}|{}|{:.6f}|{:.6f}|{:.6f}", node.is_user() ? parent : node.name,
+                     node.is_user() ? node.name : "", static_cast<int>(node.shares), value.shares_norm,
                      static_cast<std::uint64_t>(value.usage_raw), static_cast<double>(value.usage_norm),
-                     static_cast<double>(value.usage_effective), value.fair_share);
+                     static_cast<double>(value.usage_effective), value.fair_share_shown);
 }
 
 }  // namespace
@@ -119,6 +119,23 @@ TEST_CASE("classic fair share: FairShare=parent users take their account's value
     CHECK(values[*tree->find(user)].fair_share == team.fair_share);
   }
   CHECK(team.fair_share == Approx(std::pow(2.0, -1.5)));  // 2^(-0.75 / 0.5): used 3/4 with a share of 1/2
+}
+
+TEST_CASE("classic fair share: when no sibling has shares, effective usage is the parent's, as in Slurm",
+          "[runtime][fairshare][classic]") {
+  // _set_usage_efctv: "If no user in the account has shares ... setting
+  // usage_efctv to the parent's usage_efctv" (not the account's own usage).
+  auto tree = AccountTree::build({{"lab", 1}, {"lab/a", 0}, {"lab/b", 0}, {"other", 1}, {"other/c", 1}});
+  REQUIRE(tree);
+  std::vector<double> usage(tree->size(), 0.0);
+  usage[*tree->find("lab/a")] = 30;
+  usage[*tree->find("other/c")] = 10;
+  const auto values = classic_fair_share(*tree, usage);
+  const auto lab = values[*tree->find("lab")].usage_effective;
+  CHECK(lab == 0.75L);
+  CHECK(values[*tree->find("lab/a")].usage_effective == lab);
+  CHECK(values[*tree->find("lab/b")].usage_effective == lab);
+  CHECK(values[*tree->find("lab/a")].fair_share == 0.0);  // no shares: factor 0
 }
 
 TEST_CASE("classic fair share: the dampening factor softens the penalty", "[runtime][fairshare][classic]") {

@@ -52,10 +52,10 @@ std::string sshare_line(const AccountTree& tree, const std::vector<FairTreeValue
   const auto& value = values[i];
   const std::string parent = node.parent == 0 ? "root" : tree.node(static_cast<std::size_t>(node.parent)).name;
   const std::string raw_shares = node.use_parent ? "parent" : fmt::format("{}", static_cast<int>(node.shares));
-  const std::string fair_share = node.is_leaf() ? fmt::format("{:.6f}", value.fair_share) : "";
+  const std::string fair_share = node.is_user() ? fmt::format("{:.6f}", value.fair_share) : "";
   const std::string level_fs = node.use_parent ? "" : fmt::format("{:.6f}", static_cast<double>(value.level_fs));
-  return fmt::format("{}|{}|{}|{:.6f}|{}|{:.6f}|{:.6f}|{}|{}", node.is_leaf() ? parent : node.name,
-                     node.is_leaf() ? node.name : "", raw_shares, value.shares_norm,
+  return fmt::format("{}|{}|{}|{:.6f}|{}|{:.6f}|{:.6f}|{}|{}", node.is_user() ? parent : node.name,
+                     node.is_user() ? node.name : "", raw_shares, value.shares_norm,
                      static_cast<std::uint64_t>(value.usage_raw),
                      static_cast<double>(value.usage_raw / values[0].usage_raw),
                      static_cast<double>(value.usage_effective), fair_share, level_fs);
@@ -220,16 +220,46 @@ TEST_CASE("Fair Tree's documented example: compare the Level FS below the first 
   CHECK(factor_of(built, values, "Acct1/Acct12/UserA") == Approx(1.0 / 3));
 }
 
-TEST_CASE("Fair Tree ties: sibling accounts with equal Level FS have their children merged",
+TEST_CASE("Fair Tree ties as Slurm's code handles them: tied sibling accounts are walked one after another",
           "[runtime][fairshare][fair_tree]") {
-  // aX and aY both used exactly their half (Level FS 1.0). Merged, their users
-  // are ranked together: x1 (2.0), then y1 and y2 (1.0, tied), then x2 (0.67).
+  // fair_tree.shtml says tied sibling accounts have their children merged;
+  // Slurm 22.05's _count_tied_accounts never finds one (docs/FAIRSHARE.md).
+  // aX and aY both used exactly their half (Level FS 1.0). aX is walked first
+  // (name order): x1 (2.0) gets rank 4, x2 (0.67) rank 3. aY is tied with aX,
+  // so its first user inherits the tie and shares rank 3, and y2 ties with y1.
   const Built built = build({{"aX", 1}, {"aX/x1", 1, 1}, {"aX/x2", 1, 3}, {"aY", 1}, {"aY/y1", 1, 2}, {"aY/y2", 1, 2}});
   const auto values = fair_tree(built.tree, built.usage);
   CHECK(factor_of(built, values, "aX/x1") == 1.0);
+  CHECK(factor_of(built, values, "aX/x2") == 0.75);
   CHECK(factor_of(built, values, "aY/y1") == 0.75);
   CHECK(factor_of(built, values, "aY/y2") == 0.75);
-  CHECK(factor_of(built, values, "aX/x2") == 0.25);
+}
+
+TEST_CASE("Fair Tree ties: the example of issue 9, as real Slurm 22.05 prints it", "[runtime][fairshare][fair_tree]") {
+  // p1 50% { a 50%  b 50% }, p2 50% { c 50%  d 50% }, usage a=0 b=1 c=0 d=1:
+  // Slurm gives a 1.0, b 0.75, c 0.75, d 0.25 (checked with the harness of
+  // tests/fairshare); merging the tied accounts would give a 1.0, c 1.0, b 0.5, d 0.5.
+  const Built built =
+      build({{"p1", 50}, {"p1/a", 50, 0}, {"p1/b", 50, 1}, {"p2", 50}, {"p2/c", 50, 0}, {"p2/d", 50, 1}});
+  const auto values = fair_tree(built.tree, built.usage);
+  CHECK(factor_of(built, values, "p1/a") == 1.0);
+  CHECK(factor_of(built, values, "p1/b") == 0.75);
+  CHECK(factor_of(built, values, "p2/c") == 0.75);
+  CHECK(factor_of(built, values, "p2/d") == 0.25);
+  // Which tied account goes first is Slurm's list order: users, then accounts, by name.
+  const Built swapped =
+      build({{"p2", 50}, {"p2/c", 50, 0}, {"p2/d", 50, 1}, {"p1", 50}, {"p1/a", 50, 0}, {"p1/b", 50, 1}});
+  const auto swapped_values = fair_tree(swapped.tree, swapped.usage);
+  CHECK(factor_of(swapped, swapped_values, "p1/b") == 0.75);
+  CHECK(factor_of(swapped, swapped_values, "p2/d") == 0.25);
+}
+
+TEST_CASE("Fair Tree: a FairShare=parent account right below the root has NormShares 0, as in Slurm",
+          "[runtime][fairshare][fair_tree]") {
+  const Built built = build({{"lab", std::nullopt}, {"lab/u", 10, 5}, {"other", 10}, {"other/v", 10, 5}});
+  const auto values = fair_tree(built.tree, built.usage);
+  CHECK(values[*built.tree.find("lab")].shares_norm == 0.0);
+  CHECK(values[*built.tree.find("lab/u")].shares_norm == 0.5);
 }
 
 TEST_CASE("Fair Tree: an account with no usage yet ranks its users first", "[runtime][fairshare][fair_tree]") {

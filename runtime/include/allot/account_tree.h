@@ -13,6 +13,11 @@
 
 namespace allot::runtime {
 
+// Whether a node is a user association (jobs run under it; Fair Tree ranks it)
+// or an account (it groups others). `automatic`: a user exactly when nothing is
+// declared below it.
+enum class AccountKind { automatic, account, user };
+
 // One account as declared: its path and its shares among its siblings.
 struct AccountSpec {
   std::string path;   // "exploration/ana"; the parent ("exploration") must be declared too
@@ -20,6 +25,7 @@ struct AccountSpec {
   // Slurm's FairShare=parent: the account takes no part in the fair-share
   // comparison at its level; its children compete among its parent's children.
   bool use_parent = false;
+  AccountKind kind = AccountKind::automatic;
 };
 
 // A node of the tree. Node 0 is the root (the whole cluster, path "").
@@ -31,16 +37,19 @@ struct AccountNode {
   std::vector<int> children;  // in declaration order
   double shares = 1;
   bool use_parent = false;
+  bool user = false;  // a user association (see AccountKind); the root is not
 
-  // Leaves are the accounts jobs run under (Slurm's user associations).
   bool is_leaf() const { return children.empty(); }
+  // Users are what jobs run under and what Fair Tree ranks (Slurm's user associations).
+  bool is_user() const { return user; }
 };
 
 // An immutable account tree.
 class AccountTree {
  public:
   // Builds the tree; the error names the first bad spec (duplicate path, missing
-  // parent, empty segment, negative shares). Specs may come in any order.
+  // parent, empty segment, negative shares, a user with children). Specs may
+  // come in any order; siblings keep their order.
   static Expected<AccountTree, std::string> build(const std::vector<AccountSpec>& specs);
 
   // Number of nodes, the root included.
@@ -53,6 +62,8 @@ class AccountTree {
   std::optional<std::size_t> find(std::string_view path) const;
   // Number of leaves (accounts with no children), the root excluded.
   std::size_t leaf_count() const;
+  // Number of user associations (Slurm's g_user_assoc_count).
+  std::size_t user_count() const;
 
   // Per-node totals: each node's own value plus all of its descendants'.
   std::vector<long double> subtree_sums(std::span<const double> own_values) const;

@@ -20,26 +20,31 @@ namespace allot::runtime {
 struct FairTreeValues {
   double shares_norm = 0;           // S: shares / shares of the level (Slurm's NormShares)
   long double usage_raw = 0;        // own usage plus all descendants'
+  long double usage_norm = 0;       // usage / the whole cluster's usage, at most 1 (NormUsage)
   long double usage_effective = 0;  // U: usage / the fair-share parent's usage
   long double level_fs = 0;         // S / U; infinity with no usage; 0 with no shares
-  double fair_share = 0;            // leaves only: rank / leaf count, in (0, 1]
-  std::uint32_t rank = 0;           // leaves only: N for the most deserving leaf, ties share a rank
+  double fair_share = 0;            // users only: rank / user count, in (0, 1]
+  std::uint32_t rank = 0;           // users only: N for the most deserving user, ties share a rank
 };
 
-// Runs Fair Tree. `usage` holds each node's own usage (index = node index; for
-// accounts with children it is normally 0). Ties follow Slurm: sibling leaves
-// with equal Level FS share a rank, a leaf tied with a sibling account shares
-// the rank of that account's best leaf, and tied sibling accounts have their
-// children merged before descending.
+// Runs Fair Tree exactly as Slurm 22.05's code does (docs/FAIRSHARE.md).
+// `usage` holds each node's own usage (index = node index; for accounts it is
+// normally 0). Ties follow the code: users with equal Level FS share a rank;
+// tied sibling accounts are walked one after another (never merged), the later
+// one's first child inheriting the tie, so it shares the last rank given out.
 std::vector<FairTreeValues> fair_tree(const AccountTree& tree, std::span<const double> usage);
 
 // Classic fair-share values of one account.
 struct ClassicValues {
   double shares_norm = 0;           // S: the product of share ratios down the path
   long double usage_raw = 0;        // own usage plus all descendants'
-  long double usage_norm = 0;       // usage / the whole cluster's usage
+  long double usage_norm = 0;       // usage / the whole cluster's usage, at most 1
   long double usage_effective = 0;  // U_E = U + (U_E(parent) - U) * shares / level shares
-  double fair_share = 0;            // 2^(-U_E / S / dampening); 0 with no shares
+  // 2^(-U_E / S / dampening), 0 with no shares: what a job of this association
+  // gets (a FairShare=parent user's jobs get its fair-share parent's figure).
+  double fair_share = 0;
+  // The same as `sshare -l` prints it: from U_E rounded to double first.
+  double fair_share_shown = 0;
 };
 
 // Runs Slurm's classic algorithm (PriorityFlags=NO_FAIR_TREE).
