@@ -72,6 +72,23 @@ struct ExplainArguments {
 };
 int run_explain(const ExplainArguments& arguments);
 
+struct SharesArguments {
+  std::string policy;
+  std::string state;
+  std::string now;
+  std::string engine = "jit";
+  std::string format = "text";  // text or json
+};
+int run_shares(const SharesArguments& arguments);
+
+struct ImportSlurmArguments {
+  std::string dump;    // `sacctmgr dump CLUSTER` output
+  std::string output;  // write the policy here instead of stdout
+  std::string owner;   // every program's owner, if set
+  std::string review;  // every program's review date (YYYY-MM-DD), if set
+};
+int run_import_slurm(const ImportSlurmArguments& arguments);
+
 struct SlurmArguments {
   std::string policy;
   std::string map;                        // the mapping file (docs/SLURM.md)

@@ -83,6 +83,27 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"jit", "interp"}));
   explain_command->add_flag("--json", explain.json, "Print JSON instead of text");
 
+  allot::cli::SharesArguments shares;
+  auto* shares_command =
+      app.add_subcommand("shares", "Print every account's fair-share fields, as sshare -l does, plus share and debt");
+  shares_command->add_option("--policy", shares.policy, "The policy file")->required();
+  shares_command->add_option("--state", shares.state, "The state snapshot (TOML, docs/STATE.md)")->required();
+  shares_command->add_option("--now", shares.now, "At this time instead (as for `allot cycle`)");
+  shares_command->add_option("--engine", shares.engine, "What runs the policy: jit (default) or interp")
+      ->check(CLI::IsMember({"jit", "interp"}));
+  shares_command->add_option("--format", shares.format, "Output: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  allot::cli::ImportSlurmArguments import_slurm;
+  auto* import_command = app.add_subcommand("import", "Start a policy from another scheduler's configuration");
+  import_command->require_subcommand(1);
+  auto* import_slurm_command =
+      import_command->add_subcommand("slurm", "Turn `sacctmgr dump` output into an Allot policy tree");
+  import_slurm_command->add_option("dump", import_slurm.dump, "The file `sacctmgr dump CLUSTER` wrote")->required();
+  import_slurm_command->add_option("--output", import_slurm.output, "Write the policy here instead of stdout");
+  import_slurm_command->add_option("--owner", import_slurm.owner, "Every program's owner (fill in later otherwise)");
+  import_slurm_command->add_option("--review", import_slurm.review, "Every program's review date (YYYY-MM-DD)");
+
   allot::cli::SlurmArguments slurm;
   auto* slurm_command = app.add_subcommand("slurm", "Run the Slurm adapter: rank, set priorities, preempt by policy");
   slurm_command->add_option("--policy", slurm.policy, "The policy file (reloaded on SIGHUP or when it changes)")
@@ -112,5 +133,7 @@ int main(int argc, char** argv) {
   if (cycle_command->parsed()) return allot::cli::run_cycle_command(cycle);
   if (explain_command->parsed()) return allot::cli::run_explain(explain);
   if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);
+  if (shares_command->parsed()) return allot::cli::run_shares(shares);
+  if (import_slurm_command->parsed()) return allot::cli::run_import_slurm(import_slurm);
   return allot::cli::run_fmt(fmt);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,22 @@ class AccountIndex {
   std::unordered_map<std::string_view, int> index_;
 };
 
+// Slurm's fair-share fields of one account under the policy's algorithm
+// (Fair Tree, or classic with `fairshare classic`), over the tree with the
+// shares in force: the numbers `sshare -l` would print for the same tree and
+// usage. The rank columns (account_level_fs, account_fair_tree) are read
+// from these, so `allot shares` and the rank expression never disagree.
+struct FairShareFields {
+  bool user = false;                // a user association (the policy's leaf accounts)
+  double shares_norm = 0;           // NormShares
+  long double usage_raw = 0;        // RawUsage: own plus descendants', in the policy's unit
+  long double usage_norm = 0;       // NormUsage
+  long double usage_effective = 0;  // EffectvUsage
+  long double level_fs = 0;         // LevelFS (Fair Tree only)
+  double fair_share = 0;   // FairShare: users under Fair Tree; every account under classic, as sshare prints it
+  std::uint32_t rank = 0;  // Fair Tree's rank of a user (N: most deserving), 0 otherwise
+};
+
 // The policy's account table: one row per account, in the policy's order.
 class AccountColumns {
  public:
@@ -63,12 +80,15 @@ class AccountColumns {
   const abi::AccountTable& table() const { return table_; }
   double value(abi::AccountField field, std::size_t account) const { return columns_[field][account]; }
   const SharesInForce& shares() const { return shares_; }
+  // Slurm's fair-share fields, by policy account index (the root first).
+  const std::vector<FairShareFields>& fair_share_fields() const { return fair_share_fields_; }
   std::size_t size() const { return columns_[0].size(); }
 
  private:
   using Columns = std::array<std::vector<double>, abi::kAccountFieldCount>;
 
   SharesInForce shares_;
+  std::vector<FairShareFields> fair_share_fields_;
   Columns columns_;
   abi::AccountTable table_{};
 };

@@ -96,20 +96,53 @@ void fill_shares(const PolicyTables& tables, const SharesInForce& shares, Column
   for (std::size_t i = 0; i < tables.accounts.size(); ++i) columns[abi::account_depth][i] = tables.accounts[i].depth;
 }
 
+// Slurm's fields of each account under the policy's algorithm, by policy account index.
+std::vector<FairShareFields> fair_share_fields(const PolicyTables& tables, const TreeView& view,
+                                               const std::vector<double>& tree_usage, bool classic) {
+  const auto fields_of = [&](const auto& values, auto extra) {
+    std::vector<FairShareFields> fields(tables.accounts.size());
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const std::size_t node = view.node_of[i];
+      const auto& v = values[node];
+      fields[i] = FairShareFields{i > 0 && view.tree.node(node).is_user(),
+                                  v.shares_norm,
+                                  v.usage_raw,
+                                  v.usage_norm,
+                                  v.usage_effective,
+                                  0.0L,
+                                  0.0,
+                                  0};
+      extra(v, fields[i]);
+    }
+    return fields;
+  };
+  if (classic) {
+    return fields_of(classic_fair_share(view.tree, tree_usage), [](const ClassicValues& v, FairShareFields& f) {
+      f.fair_share = v.fair_share_shown;  // as sshare prints it
+    });
+  }
+  return fields_of(fair_tree(view.tree, tree_usage), [](const FairTreeValues& v, FairShareFields& f) {
+    f.level_fs = v.level_fs;
+    f.fair_share = v.fair_share;
+    f.rank = v.rank;
+  });
+}
+
 // Usage, its ratio to the share, and the Fair Tree (or classic) values.
-void fill_usage(const PolicyTables& tables, const ClusterState& state, const TreeView& view, Columns& columns) {
+std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const ClusterState& state, const TreeView& view,
+                                        Columns& columns) {
   const std::vector<double> own = own_usage(tables, state);
   const std::vector<double> usage = subtree_sums(tables, own);
   const std::vector<double> tree_usage = in_tree_order(view, own);
-  const std::vector<FairTreeValues> fair = fair_tree(view.tree, tree_usage);
-  const std::vector<double> norm_shares = view.tree.normalized_shares();
   const bool classic = tables.fairshare == "classic";
-  const std::vector<ClassicValues> classic_values =
-      classic ? classic_fair_share(view.tree, tree_usage) : std::vector<ClassicValues>{};
+  // account_level_fs and account_fair_tree are Fair Tree's under either algorithm.
+  const std::vector<FairShareFields> fair = fair_share_fields(tables, view, tree_usage, false);
+  std::vector<FairShareFields> fields = classic ? fair_share_fields(tables, view, tree_usage, true) : fair;
+  const std::vector<double> norm_shares = view.tree.normalized_shares();
   for (std::size_t i = 0; i < tables.accounts.size(); ++i) {
     const std::size_t node = view.node_of[i];
-    const double effective = classic ? static_cast<double>(classic_values[node].usage_effective)
-                                     : (usage[0] > 0 ? usage[i] / usage[0] : 0.0);
+    const double effective =
+        classic ? static_cast<double>(fields[i].usage_effective) : (usage[0] > 0 ? usage[i] / usage[0] : 0.0);
     const double norm = i == 0 ? 1.0 : norm_shares[node];
     columns[abi::account_usage][i] = usage[i];
     columns[abi::account_effective_usage][i] = effective;
@@ -117,16 +150,17 @@ void fill_usage(const PolicyTables& tables, const ClusterState& state, const Tre
     // An account with no share that uses anything is infinitely over it.
     columns[abi::account_usage_ratio][i] =
         norm > 0 ? effective / norm : (effective > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-    columns[abi::account_level_fs][i] = i == 0 ? 0.0 : static_cast<double>(fair[node].level_fs);
-    columns[abi::account_fair_tree][i] = tables.accounts[i].leaf && i > 0 ? fair[node].fair_share : 0.0;
+    columns[abi::account_level_fs][i] = i == 0 ? 0.0 : static_cast<double>(fair[i].level_fs);
+    columns[abi::account_fair_tree][i] = fair[i].user ? fair[i].fair_share : 0.0;
   }
-  // An inner account's factor is its best leaf's, so `account.fair_tree` means
+  // An inner account's factor is its best user's, so `account.fair_tree` means
   // "how deserving is the most deserving work under it".
   std::vector<double>& factor = columns[abi::account_fair_tree];
   for (std::size_t i = tables.accounts.size(); i-- > 1;) {
     double& parent = factor[static_cast<std::size_t>(tables.accounts[i].parent)];
     parent = std::max(parent, factor[i]);
   }
+  return fields;
 }
 
 // A listed debt wins; an unlisted inner account owes what its children owe.
@@ -224,7 +258,7 @@ AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& s
   for (auto& values : columns_) values.assign(tables.accounts.size(), 0.0);
   const TreeView view = tree_view(tables, shares_.level);
   fill_shares(tables, shares_, columns_);
-  fill_usage(tables, state, view, columns_);
+  fair_share_fields_ = fill_usage(tables, state, view, columns_);
   fill_debt(tables, state, columns_);
   fill_activity(tables, activity, capacity, view, columns_);
   table_.count = tables.accounts.size();
