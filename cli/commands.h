@@ -82,10 +82,11 @@ struct SharesArguments {
 int run_shares(const SharesArguments& arguments);
 
 struct ImportSlurmArguments {
-  std::string dump;    // `sacctmgr dump CLUSTER` output
-  std::string output;  // write the policy here instead of stdout
-  std::string owner;   // every program's owner, if set
-  std::string review;  // every program's review date (YYYY-MM-DD), if set
+  std::string dump;        // `sacctmgr dump CLUSTER` output
+  std::string output;      // write the policy here instead of stdout
+  std::string owner;       // every program's owner, if set
+  std::string review;      // every program's review date (YYYY-MM-DD), if set
+  std::string hypothesis;  // every program's hypothesis, if set
 };
 int run_import_slurm(const ImportSlurmArguments& arguments);
 

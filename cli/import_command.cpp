@@ -106,7 +106,8 @@ int run_import_slurm(const ImportSlurmArguments& arguments) {
   }
   // The header names the dump's file, not its folder, so the output does not depend on where it was read.
   const std::string name = std::filesystem::path(arguments.dump).filename().string();
-  const auto imported = slurm::import_sacctmgr_dump(*dump, name, {arguments.owner, arguments.review});
+  const auto imported =
+      slurm::import_sacctmgr_dump(*dump, name, {arguments.owner, arguments.review, arguments.hypothesis});
   if (!imported) {
     std::cerr << fmt::format("{}:{}: error: {}\n", arguments.dump, imported.error().line, imported.error().message);
     return 1;

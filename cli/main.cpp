@@ -103,6 +103,8 @@ int main(int argc, char** argv) {
   import_slurm_command->add_option("--output", import_slurm.output, "Write the policy here instead of stdout");
   import_slurm_command->add_option("--owner", import_slurm.owner, "Every program's owner (fill in later otherwise)");
   import_slurm_command->add_option("--review", import_slurm.review, "Every program's review date (YYYY-MM-DD)");
+  import_slurm_command->add_option("--hypothesis", import_slurm.hypothesis,
+                                   "Every program's hypothesis: what its share is expected to buy");
 
   allot::cli::SlurmArguments slurm;
   auto* slurm_command = app.add_subcommand("slurm", "Run the Slurm adapter: rank, set priorities, preempt by policy");

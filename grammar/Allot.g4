@@ -6,6 +6,13 @@
 // so this grammar stays small and its error messages stay about syntax.
 grammar Allot;
 
+// `shares` and `share parent` are matched as names where a share is expected
+// (treeShare), so `share`, `shares` and `parent` stay ordinary names elsewhere
+// (`account.share`, a user called `parent`).
+@parser::members {
+  bool isWord(const char* word) { return _input->LT(1)->getText() == word; }
+}
+
 file : importDecl* topItem* EOF ;
 
 importDecl : 'import' path=STRING ;
@@ -37,7 +44,14 @@ fairshareDecl : 'fairshare' algorithm=IDENT ;
 
 // --- tree -------------------------------------------------------------------
 treeDecl : 'tree' '{' (treeNode | unallocated)* '}' ;
-treeNode : level=('project' | 'user')? name=IDENT share=PERCENT ('{' nodeItem* '}')? ;
+treeNode : level=('project' | 'user')? name=IDENT share=treeShare ('{' nodeItem* '}')? ;
+// `40%` of the parent, raw `shares 50` (Slurm's Fairshare=50), or `share parent`
+// (Slurm's FairShare=parent). The checker enforces one form per sibling set.
+treeShare
+  : percent=PERCENT                                                             # percentShare
+  | {isWord("shares")}? word=IDENT raw=NUMBER                                   # rawShare
+  | {isWord("share")}? word=IDENT {isWord("parent")}? parentWord=IDENT          # parentShare
+  ;
 nodeItem : treeNode | unallocated | nodeAttribute ;
 unallocated : 'unallocated' share=PERCENT ;
 nodeAttribute

@@ -112,14 +112,23 @@ struct Unallocated {
   Span span;
 };
 
+// How a tree node states its share of its parent.
+enum class ShareForm {
+  percent,  // `40%`: percentage points of the parent (`0%` is no entitlement)
+  raw,      // `shares 50`: Slurm's Fairshare=50, normalised among the siblings
+  parent,   // `share parent`: Slurm's FairShare=parent, its children compete one level up
+};
+
 // A node of the budget tree. Its level is where it stands, not how it was
 // spelled: `level_keyword` records the keyword written (if any) for the checker.
 struct TreeNode {
   std::optional<NodeLevel> level_keyword;
   std::string name;
   Span name_span;
-  double percent = 0;
-  Span share_span;
+  ShareForm share_form = ShareForm::percent;
+  double percent = 0;     // ShareForm::percent; 0 otherwise
+  double raw_shares = 0;  // ShareForm::raw; 0 otherwise
+  Span share_span;        // the whole share: `40%`, `shares 50`, `share parent`
   std::vector<NodeAttribute> attributes;
   std::vector<TreeNode> children;
   std::vector<Unallocated> unallocated;

@@ -162,18 +162,29 @@ class Importer {
         "// Fair share: Slurm's Fair Tree over the same associations and shares; set `window`\n"
         "// (and `half_life`) to the site's PriorityDecayHalfLife and usage period.\n"
         "policy {} {{\n"
+        "  // GPU-hours, every GPU type weighted 1: weigh the site's types (`h100 = 1.0  a100 = 0.6`).\n"
+        "  unit gpu_hours {{\n"
+        "    gpu = 1.0\n"
+        "  }}\n\n"
         "  window 7d\n"
         "  fairshare fair_tree\n\n"
         "  tree {{\n{}  }}\n\n"
+        "  // One contract for every job, as under Slurm's fair share alone; add the site's classes.\n"
+        "  class batch {{\n"
+        "    checkpoint every 30m\n"
+        "    resumable\n"
+        "    preemptible false\n"
+        "  }}\n\n"
         "  rank = 1000 * account.fair_tree + job.wait / 1h\n"
         "}}\n",
         shown(source_name), shown(cluster_), identifier(cluster_), tree);
     out.notes = notes_;
     for (const Node& node : nodes_) (node.user ? out.users : out.accounts) += node.parent >= 0 ? 1 : 0;
-    if (options_.owner.empty() || options_.review.empty()) {
+    if (options_.owner.empty() || options_.review.empty() || options_.hypothesis.empty()) {
       out.notes.push_back(ImportNote{0,
-                                     "every program needs an owner and a review date before `allot check` accepts "
-                                     "the policy: fill them in, or import with --owner and --review"});
+                                     "every program needs an owner, a review date and a hypothesis before "
+                                     "`allot check` accepts the policy: fill them in, or import with --owner, "
+                                     "--review and --hypothesis"});
     }
     return out;
   }
@@ -312,6 +323,9 @@ class Importer {
     if (top) {
       if (!options_.owner.empty()) body += fmt::format("{}  owner \"{}\"\n", pad, quoted(options_.owner));
       if (!options_.review.empty()) body += fmt::format("{}  review {}\n", pad, options_.review);
+      if (!options_.hypothesis.empty()) {
+        body += fmt::format("{}  hypothesis \"{}\"\n", pad, quoted(options_.hypothesis));
+      }
     }
     for (int child : sorted_children(index)) write_node(child, indent + 2, body);
     if (body.empty()) {

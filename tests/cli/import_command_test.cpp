@@ -52,7 +52,24 @@ TEST_CASE("allot import slurm names what it could not translate, with the line",
                                       "translated (Partition=gpu)"));
   CHECK_THAT(run.out, Catch::Contains("university.dump:25: note: user `lee` appears twice in account `me`"));
   CHECK_THAT(run.out, Catch::Contains("university.dump:44: note: user `policy` is named `policy_`"));
-  CHECK_THAT(run.out, Catch::Contains("every program needs an owner and a review date"));
+  CHECK_THAT(run.out, Catch::Contains("every program needs an owner, a review date and a hypothesis"));
+}
+
+TEST_CASE("allot import slurm: with owners and review dates the policy passes allot check", "[cli][import]") {
+  TempFolder folder("allot-import-cli");
+  for (const char* name : {"university", "lab", "sandbox"}) {
+    INFO(name);
+    const fs::path policy = fs::path(folder.file(std::string(name) + ".allot"));
+    const auto imported = run_allot(
+        "import slurm " + quoted(kGolden / (std::string(name) + ".dump")) +
+            " --owner hpc@example.edu --review 2027-03-31 --hypothesis \"shared GPUs cost less per paper\" --output " +
+            quoted(policy),
+        true);
+    REQUIRE(imported.exit_code == 0);
+    const auto check = run_allot("check --now 2026-12-01 " + quoted(policy), true);
+    INFO(check.out);
+    CHECK(check.exit_code == 0);
+  }
 }
 
 TEST_CASE("allot import slurm refuses a bad dump with its file and line", "[cli][import]") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "allot/compiler.h"
+#include "allot/policy.h"
 
 namespace {
 
@@ -139,10 +140,7 @@ TEST_CASE("shares at every level sum to 100%", "[check][tree]") {
        program("research", "160%") + program("product", "40%"),
        "",
        {"error[share_out_of_range]: share of `research` is 160%, above 100%"}},
-      {"a share of 0%",
-       program("research", "100%") + program("product", "0%"),
-       "",
-       {"error[share_out_of_range]: share of `product` is 0%"}},
+      {"a share of 0% is no entitlement, not an error", program("research", "100%") + program("product", "0%"), "", {}},
       {"an empty tree", "", "", {"error[share_sum_mismatch]: the tree has no programs"}},
       {"unallocated twice at one level is one diagnostic",
        program("research", "50%") + program("product", "40%") + "unallocated 5%  unallocated 5%",
@@ -169,7 +167,25 @@ TEST_CASE("nodes stand at the level their keyword says", "[check][tree]") {
        program("research", "60%", "project vision 100% { ana 100% }") + program("product", "40%"),
        "",
        {"error[invalid_tree_level]: `ana` needs a level keyword"},
-       "write `user ana`"},
+       "write `project ana` or `user ana`"},
+      {"a bare node with members can only be a project",
+       program("research", "60%", "project vision 100% { lab 100% { user ana 100% } }") + program("product", "40%"),
+       "",
+       {"error[invalid_tree_level]: `lab` needs a level keyword"},
+       "write `project lab`"},
+      {"a project inside a project",
+       program("research", "60%", "project vision 100% { project detection 100% { user ana 100% } }") +
+           program("product", "40%"),
+       "",
+       {}},
+      {"projects and users mixed under a project",
+       program("research", "100%", "project vision 100% { user ana 50%  project lab 50% { user ben 100% } }"),
+       "",
+       {}},
+      {"a user below a project below a user is reported once, at the user",
+       program("research", "100%", "user ana 100% { project lab 100% { user ben 100% } }"),
+       "",
+       {"error[invalid_tree_level]: user `ana` cannot have members"}},
       {"a user that lends a share",
        program("research", "60%", "user ana 100% { unallocated 50% }") + program("product", "40%"),
        "",
@@ -444,5 +460,211 @@ TEST_CASE("class contracts are promises the runtime can keep", "[check][contract
        kTwoPrograms,
        with_class("resumable  resumable"),
        {"error[duplicate_declaration]: `resumable` is set twice in class `train`"}},
+  });
+}
+
+namespace {
+
+// `levels` nested nodes, each the only child of the one before; programs are level 1.
+std::string nested(int levels, const std::string& share = "100%") {
+  std::string text = program("l1", share, "INNER");
+  std::string inner;
+  for (int level = 2; level <= levels; ++level) inner += "project l" + std::to_string(level) + " " + share + " {\n";
+  for (int level = 2; level <= levels; ++level) inner += "}\n";
+  return text.replace(text.find("INNER"), 5, inner);
+}
+
+}  // namespace
+
+TEST_CASE("trees nest to 64 levels; deeper is one diagnostic, not a crash", "[check][tree][limits]") {
+  run({
+      {"ten levels", nested(10), "", {}},
+      {"ten levels of raw shares", nested(10, "shares 1"), "", {}},
+      {"sixty-four levels", nested(64), "", {}},
+      {"sixty-five levels",
+       nested(65),
+       "",
+       {"error[tree_too_deep]: the budget tree nests deeper than 64 levels"},
+       "`l65` would be level 65; programs are level 1"},
+      {"ten thousand levels", nested(10000), "", {"error[tree_too_deep]: the budget tree nests deeper than 64 levels"}},
+  });
+}
+
+TEST_CASE("a hostile tree is rejected by the formatter and the compiler too", "[check][tree][limits]") {
+  const std::string text =
+      "policy lab {\n unit gpu_hours { h100 = 1.0 }\n window 7d\n tree {\n" + nested(10000) + "\n }\n rank = 1\n}\n";
+  const allot::FormatResult formatted = allot::format_source("case.allot", text);
+  CHECK_FALSE(formatted.formatted.has_value());
+  REQUIRE(formatted.diagnostics.size() == 1);
+  CHECK(formatted.diagnostics.front().code == "tree_too_deep");
+  allot::CompileOptions options;
+  options.engine = allot::Engine::interpreter;
+  options.check.today = allot::parse_date("2026-12-01");
+  const allot::CompileResult compiled = allot::compile_policy_source("case.allot", text, options);
+  CHECK(compiled.policy == nullptr);
+  REQUIRE(compiled.diagnostics.size() == 1);
+  CHECK(compiled.diagnostics.front().code == "tree_too_deep");
+}
+
+TEST_CASE("one share form per sibling set", "[check][tree][shares]") {
+  run({
+      {"raw shares", program("research", "shares 3") + program("product", "shares 1"), "", {}},
+      {"raw shares under a percentage program",
+       program("research", "100%", "user ana shares 5  user ben shares 1000000"),
+       "",
+       {}},
+      {"percentages and raw shares among siblings",
+       program("research", "60%", "user ana 50%  user ben shares 50") + program("product", "40%"),
+       "",
+       {"error[mixed_share_forms]: shares under `research` mix percentages and raw `shares N`"},
+       "all as percentages of the parent (`40%`), or all as raw `shares N`"},
+      {"mixed forms among the programs",
+       program("research", "shares 60") + program("product", "40%"),
+       "",
+       {"error[mixed_share_forms]: shares among the programs mix percentages and raw `shares N`"},
+       "`research` uses raw `shares N`"},
+      {"unallocated among raw shares",
+       program("research", "100%", "user ana shares 5  user ben shares 5  unallocated 10%"),
+       "",
+       {"error[mixed_share_forms]: `unallocated` is a percentage, but the shares under `research` are raw `shares "
+        "N`"},
+       "raw shares are normalised among the siblings"},
+      {"a fractional raw share",
+       program("research", "100%", "user ana shares 2.5"),
+       "",
+       {"error[share_out_of_range]: raw share of `ana` is 2.5, not a whole number"},
+       "whole numbers from 0 to 1000000"},
+      {"a raw share above Slurm's range",
+       program("research", "100%", "user ana shares 1000001"),
+       "",
+       {"error[share_out_of_range]: raw share of `ana` is 1000001, above 1000000"}},
+      {"shares, share and parent stay usable as names",
+       program("research", "100%",
+               "user share shares 1  user shares shares 2  project parent share parent { user x shares 3 }"),
+       "",
+       {}},
+      {"names called share and parent",
+       program("parent", "60%", "user share 50%  user shares 50%") + program("share", "40%"),
+       "",
+       {}},
+  });
+}
+
+TEST_CASE("a level of zero shares is a warning", "[check][tree][shares]") {
+  run({
+      {"all raw shares 0",
+       program("research", "100%", "user ana shares 0  user ben shares 0"),
+       "",
+       {"warning[zero_share_level]: every share under `research` is `shares 0`"},
+       "no entitlement"},
+      {"all percentages 0, the level lent",
+       program("research", "100%", "user ana 0%  user ben 0%  unallocated 100%"),
+       "",
+       {"warning[zero_share_level]: every share under `research` is 0%"}},
+      {"all percentages 0 and not lent is the sum's error alone",
+       program("research", "100%", "user ana 0%  user ben 0%"),
+       "",
+       {"error[share_sum_mismatch]: shares under `research` sum to 0%, not 100%"}},
+      {"one zero share among others", program("research", "100%", "user ana shares 0  user ben shares 1"), "", {}},
+      {"zero at the top",
+       program("research", "shares 0") + program("product", "shares 0"),
+       "",
+       {"warning[zero_share_level]: every share among the programs is `shares 0`"}},
+      {"share parent nodes are not counted, their children are",
+       program("research", "100%", "user ana shares 0  project lab share parent { user ben shares 0 }"),
+       "",
+       {"warning[zero_share_level]: every share under `research` is `shares 0`"},
+       "the level counts the children of its `share parent` nodes too"},
+      {"a child that competes one level up can carry the level",
+       program("research", "100%", "user ana shares 0  project lab share parent { user ben shares 4 }"),
+       "",
+       {}},
+  });
+}
+
+TEST_CASE("share parent passes a node's place to its children", "[check][tree][shares]") {
+  run({
+      {"on a project in a percentage set, not counted in the sum",
+       program("research", "100%", "user ana 100%  project lab share parent { user ben 60%  user cleo 40% }"),
+       "",
+       {}},
+      {"on a user in a raw set", program("research", "100%", "user ana shares 10  user ben share parent"), "", {}},
+      {"on a program with children",
+       program("research", "100%") + program("platform", "share parent", "user ana 100%"),
+       "",
+       {}},
+      {"on a program without children",
+       program("research", "100%") + program("platform", "share parent"),
+       "",
+       {"error[invalid_share_parent]: program `platform` has `share parent` but no children"},
+       "give `platform` a share of its own"},
+      {"the children of a share parent node use their new level's form",
+       program("research", "100%", "user ana 100%  project lab share parent { user ben shares 1 }"),
+       "",
+       {"error[mixed_share_forms]: `research/lab/ben` uses raw `shares N`, but it competes under `research`, where "
+        "shares are percentages"},
+       "`research/lab` has `share parent`: its children compete one level up"},
+      {"a level of share parent nodes only has no sum",
+       program("research", "100%", "project a share parent { user x 100% }  project b share parent { user y 100% }"),
+       "",
+       {}},
+  });
+}
+
+TEST_CASE("a level's raw shares fit Slurm's 32 bits", "[check][tree][shares]") {
+  std::string users;
+  for (int i = 0; i < 4295; ++i) users += "user u" + std::to_string(i) + " shares 1000000\n";
+  run({
+      {"4294 shares of a million and one of 967295 fit",
+       program("research", "100%", users.substr(0, users.rfind("user u4294")) + "user u4294 shares 967295"),
+       "",
+       {}},
+      {"one more share is too many",
+       program("research", "100%", users.substr(0, users.rfind("user u4294")) + "user u4294 shares 967296"),
+       "",
+       {"error[share_sum_overflow]: raw shares under `research` sum to 4294967296, more than Slurm can hold"},
+       "at most 4294967295"},
+      {"through share parent the level counts its children",
+       program(
+           "research", "100%",
+           "project lab share parent {\n" + users.substr(0, users.rfind("user u4294")) + "}\nuser u4294 shares 967296"),
+       "",
+       {"error[share_sum_overflow]: raw shares under `research` sum to 4294967296, more than Slurm can hold"},
+       "the level counts the children of its `share parent` nodes too"},
+  });
+}
+
+TEST_CASE("grants move percentage points of percentage shares only", "[check][exceptions][shares]") {
+  const auto grants = [](const std::string& text) {
+    return std::string(kDefaultClass) + "\n" + exception("push", text);
+  };
+  const std::string tree =
+      program("research", "60%", "user ana shares 1  user ben shares 1") +
+      program("product", "40%", "user cleo 50%  project lab share parent { user dana 100% }  unallocated 50%");
+  run({
+      {"a grant between percentage users", tree, grants("grant cleo +10%"), {}},
+      {"a grant to a raw share",
+       tree,
+       grants("grant ana +10%"),
+       {"error[grant_needs_percent]: a grant moves percentage points, and `research/ana` has raw `shares 1`, not a "
+        "percentage"}},
+      {"a grant from a share parent node",
+       tree,
+       grants("grant cleo +10% from lab"),
+       {"error[grant_needs_percent]: a grant moves percentage points, and `product/lab` has `share parent`: it holds "
+        "no share of its own"}},
+      {"a grant to a child of a share parent node",
+       tree,
+       grants("grant dana +10% from cleo"),
+       {"error[grant_needs_percent]: a grant moves percentage points, and `product/lab/dana` competes one level up, "
+        "through the `share parent` of `product/lab`"}},
+      {"taking from a 0% share",
+       program("research", "100%") + program("product", "0%"),
+       grants("grant research -10% from product"),
+       {}},
+      {"giving away more than a 0% share has",
+       program("research", "100%") + program("product", "0%"),
+       grants("grant research +10% from product"),
+       {"error[exception_share_negative]: exceptions leave `product` with -10%"}},
   });
 }

@@ -22,10 +22,18 @@ struct AccountInfo {
   std::string path;  // "exploration/ana"; "" for the root
   std::string name;
   int parent = -1;
-  int depth = 0;           // 0 root, 1 program, 2 project or user, 3 user
-  double share = 1.0;      // fraction of the parent (0.4 for 40%), before exceptions
-  double unallocated = 0;  // fraction of this node's children left unallocated
-  std::string owner;       // inherited when not set on the node
+  int depth = 0;  // 0 root, 1 program, then one more per level (at most 64)
+  // Fraction of the parent, before exceptions, so that a node's fraction of the
+  // cluster is the product of the shares down its path: 0.4 for `40%`; raw / the
+  // non-parent siblings' raw sum for `shares N`; through `share parent` as
+  // docs/LANGUAGE.md ("Shares in the runtime") has it.
+  double share = 1.0;
+  double unallocated = 0;      // fraction of this node's children left unallocated
+  bool use_parent = false;     // `share parent` (Slurm's FairShare=parent)
+  double raw_shares = 0;       // what Slurm would hold as shares_raw: percentage points for `40%` (40), the integer for
+                               // `shares N`, 0 for `share parent`
+  bool percent_shares = true;  // the sibling set uses percentages (false: raw `shares N`)
+  std::string owner;           // inherited when not set on the node
   std::optional<Date> review;
   std::string hypothesis;
   bool leaf = true;

@@ -9,6 +9,7 @@
 #include "check_context.h"
 #include "tree_format.h"
 #include "tree_index.h"
+#include "tree_levels.h"
 
 namespace allot {
 namespace {
@@ -144,12 +145,47 @@ struct ResolvedGrant {
   std::optional<int> from;
 };
 
+// Why a grant's percentage points cannot move `node`'s share, or "" when they can:
+// its share must be a percentage of its parent, as the lowering keeps it.
+std::string not_percent_reason(const TreeIndex& index, int node) {
+  const IndexedNode& entry = index.nodes()[node];
+  switch (entry.node->share_form) {
+    case ast::ShareForm::raw:
+      return fmt::format("`{}` has raw `shares {}`, not a percentage", entry.path,
+                         format_number(entry.node->raw_shares));
+    case ast::ShareForm::parent:
+      return fmt::format("`{}` has `share parent`: it holds no share of its own", entry.path);
+    case ast::ShareForm::percent:
+      break;
+  }
+  if (entry.parent != kTreeRoot && uses_parent(index.nodes()[entry.parent])) {
+    return fmt::format("`{}` competes one level up, through the `share parent` of `{}`", entry.path,
+                       index.nodes()[entry.parent].path);
+  }
+  return "";
+}
+
+// Reports a grant end (`to` or `from`) whose node's share is not a percentage; false then.
+bool moves_percentages(const ast::NodePath& path, int node, const TreeIndex& index, const CheckContext& context) {
+  const std::string reason = not_percent_reason(index, node);
+  if (reason.empty()) return true;
+  context.diagnostics
+      .error("grant_needs_percent", path.span, fmt::format("a grant moves percentage points, and {}", reason))
+      .note(fmt::format("`{}` is here", index.nodes()[node].path), index.nodes()[node].node->share_span)
+      .help("grant to and from nodes whose share is a percentage of their parent, such as `40%`");
+  return false;
+}
+
 std::optional<ResolvedGrant> resolve_grant(const ast::ExceptionDecl& exception, const ast::Grant& grant,
                                            const TreeIndex& index, const CheckContext& context) {
   const auto to = resolve_node(index, grant.to, context);
   std::optional<int> from;
   if (grant.from) from = resolve_node(index, *grant.from, context);
   if (!to || (grant.from && !from)) return std::nullopt;
+  if (!moves_percentages(grant.to, *to, index, context) ||
+      (from && !moves_percentages(*grant.from, *from, index, context))) {
+    return std::nullopt;
+  }
   if (from == to) {
     context.diagnostics
         .error("invalid_grant", grant.span,
@@ -215,8 +251,8 @@ std::string negative_terms(const IndexedNode& node, const GrantedShare& share) {
 void check_not_negative(const TreeIndex& index, const std::vector<GrantedShare>& shares, const CheckContext& context) {
   for (std::size_t i = 0; i < shares.size(); ++i) {
     const IndexedNode& node = index.nodes()[i];
-    // A share already at or below 0% is a `share_out_of_range` of its own.
-    if (shares[i].percent >= -kShareTolerance || node.node->percent <= 0) continue;
+    // `0%` is a share (no entitlement), so taking from it is negative too.
+    if (shares[i].percent >= -kShareTolerance) continue;
     const ResolvedGrant* culprit = last_change(shares[i], true);
     context.diagnostics
         .error("exception_share_negative", culprit->grant->span,

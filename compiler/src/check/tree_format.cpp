@@ -6,13 +6,27 @@
 
 namespace allot {
 
-std::string format_percent(double percent) {
+std::string format_number(double value) {
   // Six decimals hide the binary noise of sums like 33.3 + 33.3 + 33.3.
-  std::string text = fmt::format("{:.6f}", percent);
+  std::string text = fmt::format("{:.6f}", value);
   while (text.back() == '0') text.pop_back();
   if (text.back() == '.') text.pop_back();
   if (text == "-0") text = "0";
-  return text + "%";
+  return text;
+}
+
+std::string format_percent(double percent) { return format_number(percent) + "%"; }
+
+std::string format_share(const ast::TreeNode& node) {
+  switch (node.share_form) {
+    case ast::ShareForm::percent:
+      return format_percent(node.percent);
+    case ast::ShareForm::raw:
+      return "shares " + format_number(node.raw_shares);
+    case ast::ShareForm::parent:
+      return "share parent";
+  }
+  return "";
 }
 
 std::string format_sum(const std::vector<ShareTerm>& terms, double total) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../ast.h"
 #include "../source.h"
 
 namespace allot {
@@ -14,6 +15,12 @@ inline constexpr double kShareTolerance = 1e-9;
 
 // `40%`, `12.5%`, `-5%`: at most six decimals, no trailing zeros.
 std::string format_percent(double percent);
+
+// `42`, `2.5`: a number as `format_percent` prints one, without the `%`.
+std::string format_number(double value);
+
+// A tree node's share as written: `40%`, `shares 50`, `share parent`.
+std::string format_share(const ast::TreeNode& node);
 
 // One term of a printed sum: a label (may be empty) and a percentage.
 struct ShareTerm {

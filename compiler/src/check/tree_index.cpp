@@ -8,25 +8,38 @@
 
 namespace allot {
 
+// Depth first without recursion, so a hostile tree cannot exhaust the stack
+// (the parser already stops at kMaxTreeLevels; an AST built otherwise may not).
 TreeIndex::TreeIndex(const ast::TreeDecl& tree) {
-  for (const auto& program : tree.programs) add(program, kTreeRoot, "", 0);
-}
-
-void TreeIndex::add(const ast::TreeNode& node, int parent, const std::string& prefix, int depth) {
-  const int index = static_cast<int>(nodes_.size());
-  const std::string path = prefix + node.name;
-  nodes_.push_back({&node, path, parent, depth});
-  by_path_.emplace(path, index);
-  by_name_[node.name].push_back(index);
-  for (const auto& child : node.children) add(child, index, path + "/", depth + 1);
-}
-
-std::vector<int> TreeIndex::children_of(int parent) const {
-  std::vector<int> children;
-  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
-    if (nodes_[i].parent == parent) children.push_back(i);
+  struct Pending {
+    const ast::TreeNode* node;
+    int parent;
+  };
+  std::vector<Pending> stack;
+  for (auto program = tree.programs.rbegin(); program != tree.programs.rend(); ++program) {
+    stack.push_back({&*program, kTreeRoot});
   }
-  return children;
+  while (!stack.empty()) {
+    const auto [node, parent] = stack.back();
+    stack.pop_back();
+    const int index = static_cast<int>(nodes_.size());
+    IndexedNode entry{node, node->name, parent, 0, {}};
+    if (parent != kTreeRoot) {
+      entry.path = nodes_[parent].path + "/" + node->name;
+      entry.depth = nodes_[parent].depth + 1;
+    }
+    (parent == kTreeRoot ? programs_ : nodes_[parent].children).push_back(index);
+    by_path_.emplace(entry.path, index);
+    by_name_[node->name].push_back(index);
+    nodes_.push_back(std::move(entry));
+    for (auto child = node->children.rbegin(); child != node->children.rend(); ++child) {
+      stack.push_back({&*child, index});
+    }
+  }
+}
+
+const std::vector<int>& TreeIndex::children_of(int parent) const {
+  return parent == kTreeRoot ? programs_ : nodes_[parent].children;
 }
 
 NodeLookup TreeIndex::lookup(const ast::NodePath& path) const {

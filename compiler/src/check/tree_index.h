@@ -18,9 +18,10 @@ inline constexpr int kTreeRoot = -1;
 // One node of the tree and where it stands.
 struct IndexedNode {
   const ast::TreeNode* node = nullptr;
-  std::string path;        // full path from its program, `exploration/ana`
-  int parent = kTreeRoot;  // index into TreeIndex::nodes()
-  int depth = 0;           // 0 for programs
+  std::string path;           // full path from its program, `exploration/ana`
+  int parent = kTreeRoot;     // index into TreeIndex::nodes()
+  int depth = 0;              // 0 for programs
+  std::vector<int> children;  // indices into TreeIndex::nodes(), in declaration order
 };
 
 // What a reference to a node resolved to.
@@ -38,7 +39,7 @@ class TreeIndex {
   // Every node, programs first in their subtree order.
   const std::vector<IndexedNode>& nodes() const { return nodes_; }
   // Indices of the children of `parent` (kTreeRoot: the programs).
-  std::vector<int> children_of(int parent) const;
+  const std::vector<int>& children_of(int parent) const;
   // A path of several parts names a node from its program; one part is a bare
   // name that must be unique in the whole tree.
   NodeLookup lookup(const ast::NodePath& path) const;
@@ -46,8 +47,8 @@ class TreeIndex {
   std::vector<std::string> paths() const;
 
  private:
-  void add(const ast::TreeNode& node, int parent, const std::string& prefix, int depth);
   std::vector<IndexedNode> nodes_;
+  std::vector<int> programs_;
   std::map<std::string, int> by_path_;               // first node with each full path
   std::map<std::string, std::vector<int>> by_name_;  // every node with each bare name
 };

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "../check/tree_index.h"
+#include "../check/tree_levels.h"
 
 namespace allot::ir {
 namespace {
@@ -47,19 +48,78 @@ AccountInfo root_account(const ast::TreeDecl& tree) {
   return root;
 }
 
+// The share of each node (TreeIndex order) as a fraction of its direct parent,
+// keeping the runtime's product model: of_cluster(node) = share(node) * of_cluster(parent).
+//  - a node in a percentage set: percent / 100 (the rest of 100% is unallocated);
+//  - a node in a raw set, or in a percentage set that `share parent` children
+//    join: raw / levelsum (percentage points count as raw shares), as Slurm's
+//    NormShares, so a level never holds more than its parent;
+//  - through `share parent`: every member of a level (level_members) gets
+//    f = raw / levelsum, the level's raw sum; a `share parent` node P holds
+//    F(P) = the sum of f over its members, relative to the nearest ancestor that owns the level,
+//    and each node below P holds its fraction of F(P).
+// Bottom-up over the tree order, without recursion.
+// Whether some child of `owner` is `share parent`, so its children join owner's level.
+bool joined_through_parent(const TreeIndex& index, int owner) {
+  for (int child : index.children_of(owner)) {
+    if (uses_parent(index.nodes()[static_cast<std::size_t>(child)])) return true;
+  }
+  return false;
+}
+
+std::vector<double> lowered_shares(const TreeIndex& index) {
+  const auto& nodes = index.nodes();
+  const std::size_t count = nodes.size();
+  std::vector<double> joined(count, 0);  // f for a level member, F for a `share parent` node
+  for (int owner = kTreeRoot; owner < static_cast<int>(count); ++owner) {
+    if (!owns_level(index, owner)) continue;
+    const std::vector<int> members = level_members(index, owner);
+    double sum = 0;
+    for (int member : members) sum += raw_share(*nodes[member].node);
+    for (int member : members) joined[member] = sum > 0 ? raw_share(*nodes[member].node) / sum : 0;
+  }
+  for (std::size_t i = count; i-- > 0;) {
+    if (!uses_parent(nodes[i])) continue;
+    double total = 0;
+    for (int child : nodes[i].children) total += joined[child];
+    joined[i] = total;
+  }
+  std::vector<double> shares(count, 0);
+  for (std::size_t i = 0; i < count; ++i) {
+    const int parent = nodes[i].parent;
+    if (parent != kTreeRoot && uses_parent(nodes[parent])) {
+      shares[i] = joined[parent] > 0 ? joined[i] / joined[parent] : 0;
+    } else if (uses_parent(nodes[i])) {
+      shares[i] = joined[i];
+    } else if (nodes[i].node->share_form == ast::ShareForm::percent && !joined_through_parent(index, parent)) {
+      shares[i] = fraction(nodes[i].node->percent);  // what is left of 100% stays unallocated
+    } else {
+      // raw / levelsum, the level's raw sum with the members that join it
+      // through `share parent` (Slurm's level_shares), as computed above.
+      shares[i] = joined[i];
+    }
+  }
+  return shares;
+}
+
 // The tree depth-first: index 0 is the root, then TreeIndex's order shifted by one.
 std::vector<AccountInfo> lower_accounts(const ast::TreeDecl& tree) {
   std::vector<AccountInfo> accounts{root_account(tree)};
   const TreeIndex index(tree);
-  for (const auto& indexed : index.nodes()) {
+  const std::vector<double> shares = lowered_shares(index);
+  for (std::size_t i = 0; i < index.nodes().size(); ++i) {
+    const IndexedNode& indexed = index.nodes()[i];
     const int parent = indexed.parent == kTreeRoot ? 0 : indexed.parent + 1;
     AccountInfo account = accounts[parent];  // inherits owner, review, hypothesis
     account.path = indexed.path;
     account.name = indexed.node->name;
     account.parent = parent;
     account.depth = indexed.depth + 1;
-    account.share = fraction(indexed.node->percent);
+    account.share = shares[i];
     account.unallocated = unallocated_fraction(indexed.node->unallocated);
+    account.use_parent = uses_parent(indexed);
+    account.raw_shares = raw_share(*indexed.node);
+    account.percent_shares = set_form(index, indexed.parent) != ast::ShareForm::raw;
     account.leaf = indexed.node->children.empty();
     apply_attributes(*indexed.node, account);
     accounts.push_back(std::move(account));

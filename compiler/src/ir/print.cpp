@@ -87,6 +87,9 @@ std::string optional_seconds(const std::optional<double>& value) {
 std::string account_text(std::size_t index, const AccountInfo& account) {
   std::string text = fmt::format("  #{} {}", index, account.path.empty() ? "(root)" : account.path);
   if (account.parent >= 0) text += fmt::format(" parent #{} share {}", account.parent, account.share);
+  // Percentages are the default form; the others are printed as written.
+  if (account.use_parent) text += " (share parent)";
+  if (!account.use_parent && !account.percent_shares) text += fmt::format(" (shares {})", account.raw_shares);
   if (account.unallocated != 0) text += fmt::format(" unallocated {}", account.unallocated);
   if (!account.owner.empty()) text += fmt::format(" owner \"{}\"", account.owner);
   if (account.review) text += " review " + format_date(*account.review);

@@ -144,8 +144,15 @@ class Builder {
     }
     node.name = context->name->getText();
     node.name_span = span(context->name);
-    node.percent = number_value(context->share);
     node.share_span = span(context->share);
+    if (auto* percent = dynamic_cast<P::PercentShareContext*>(context->share)) {
+      node.percent = number_value(percent->percent);
+    } else if (auto* raw = dynamic_cast<P::RawShareContext*>(context->share)) {
+      node.share_form = ast::ShareForm::raw;
+      node.raw_shares = number_value(raw->raw);
+    } else {
+      node.share_form = ast::ShareForm::parent;
+    }
     node.span = span(context);
     for (auto* item : context->nodeItem()) {
       if (item->treeNode()) node.children.push_back(tree_node(item->treeNode()));

@@ -122,6 +122,54 @@ class LexerErrors : public antlr4::BaseErrorListener {
   DiagnosticSink& diagnostics_;
 };
 
+bool is_word(const antlr4::Token* token, const char* word) {
+  return token->getType() == AllotLexer::IDENT && token->getText() == word;
+}
+
+// The token after `token` on the parser's channel (comments are skipped); the
+// end of file is followed by itself.
+antlr4::Token* next_code_token(antlr4::TokenStream& tokens, antlr4::Token* token) {
+  for (std::size_t i = token->getTokenIndex() + 1; token->getType() != antlr4::Token::EOF && i < tokens.size(); ++i) {
+    if (tokens.get(i)->getChannel() == antlr4::Token::DEFAULT_CHANNEL) return tokens.get(i);
+  }
+  return token;
+}
+
+// A tree node's share that is none of `40%`, `shares N`, `share parent`. The
+// words are names to the lexer, so the parser's own expected set ("a name")
+// would mislead; the two tokens where the share starts say what was meant.
+void report_share_error(DiagnosticSink& diagnostics, FileId file, antlr4::Parser* parser,
+                        antlr4::ParserRuleContext* share) {
+  antlr4::Token* first = share->getStart();
+  antlr4::Token* second = next_code_token(*parser->getTokenStream(), first);
+  const bool second_is_number = second->getType() == AllotLexer::NUMBER;
+  antlr4::Token* found = first;
+  std::string expected = "a share: `40%`, `shares 50` or `share parent`";
+  std::string help;
+  if (is_word(first, "shares") && !second_is_number) {
+    found = second;
+    expected = "a whole number of shares, as in `shares 50`";
+    if (second->getType() == AllotLexer::PERCENT) {
+      help = fmt::format("write `{}` alone for a percentage of the parent, or `shares N` for raw shares",
+                         second->getText());
+    } else if (is_word(second, "parent")) {
+      help = "write `share parent` to pass the share through (Slurm's FairShare=parent)";
+    }
+  } else if (is_word(first, "share") && second_is_number) {
+    help = fmt::format("write `shares {}` for raw shares", second->getText());
+  } else if (is_word(first, "share")) {
+    found = second;
+    expected = "`parent`, as in `share parent`";
+  } else if (first->getType() == AllotLexer::NUMBER) {
+    help = fmt::format("write `{0}%` for a percentage of the parent, or `shares {0}` for raw shares", first->getText());
+  } else if (is_word(first, "parent")) {
+    help = "write `share parent` to pass the share through (Slurm's FairShare=parent)";
+  }
+  auto diagnostic = diagnostics.error("syntax_error", token_span(file, found),
+                                      fmt::format("unexpected {}, expected {}", describe_found(found), expected));
+  if (!help.empty()) diagnostic.help(help);
+}
+
 class ParserErrors : public antlr4::BaseErrorListener {
  public:
   ParserErrors(FileId file, DiagnosticSink& diagnostics) : file_(file), diagnostics_(diagnostics) {}
@@ -133,6 +181,10 @@ class ParserErrors : public antlr4::BaseErrorListener {
       throw StopParsing{};
     }
     auto* parser = static_cast<antlr4::Parser*>(recognizer);
+    if (auto* share = dynamic_cast<AllotParser::TreeShareContext*>(parser->getContext())) {
+      report_share_error(diagnostics_, file_, parser, share);
+      throw StopParsing{};
+    }
     std::string expected = describe_expected(parser->getVocabulary(), parser->getExpectedTokens());
     std::string message = fmt::format("unexpected {}", describe_found(offending));
     if (!expected.empty()) message += fmt::format(", expected {}", expected);
@@ -146,25 +198,46 @@ class ParserErrors : public antlr4::BaseErrorListener {
 };
 
 // Stops the parse when rules nest deeper than kMaxRuleDepth, which bounds the
-// parser's stack use (ANTLR parsers are recursive descent).
+// parser's stack use (ANTLR parsers are recursive descent), or when the budget
+// tree nests deeper than kMaxTreeLevels, which bounds every later walk of it.
 class DepthLimit : public antlr4::tree::ParseTreeListener {
  public:
-  DepthLimit(FileId file, DiagnosticSink& diagnostics) : file_(file), diagnostics_(diagnostics) {}
+  DepthLimit(FileId file, DiagnosticSink& diagnostics, antlr4::TokenStream& tokens)
+      : file_(file), diagnostics_(diagnostics), tokens_(tokens) {}
   void enterEveryRule(antlr4::ParserRuleContext* context) override {
+    if (dynamic_cast<AllotParser::TreeNodeContext*>(context) != nullptr && ++tree_levels_ > kMaxTreeLevels) {
+      report_deep_tree();
+    }
     if (++depth_ <= kMaxRuleDepth) return;
     diagnostics_.error("nesting_too_deep", token_span(file_, context->getStart()), "expression nests too deeply")
         .note(fmt::format("the parser accepts at most {} nested rules", kMaxRuleDepth))
         .help("split the expression into functions or `let` bindings");
     throw StopParsing{};
   }
-  void exitEveryRule(antlr4::ParserRuleContext*) override { --depth_; }
+  void exitEveryRule(antlr4::ParserRuleContext* context) override {
+    --depth_;
+    if (dynamic_cast<AllotParser::TreeNodeContext*>(context) != nullptr) --tree_levels_;
+  }
   void visitTerminal(antlr4::tree::TerminalNode*) override {}
   void visitErrorNode(antlr4::tree::ErrorNode*) override {}
 
  private:
+  // At the node one level too deep: its name follows its `project` / `user` keyword.
+  [[noreturn]] void report_deep_tree() {
+    antlr4::Token* name = tokens_.LT(1)->getType() == AllotLexer::IDENT ? tokens_.LT(1) : tokens_.LT(2);
+    diagnostics_
+        .error("tree_too_deep", token_span(file_, name),
+               fmt::format("the budget tree nests deeper than {} levels", kMaxTreeLevels))
+        .note(fmt::format("`{}` would be level {}; programs are level 1", name->getText(), tree_levels_))
+        .help("merge levels that only pass their share down, or hang a deep branch higher up");
+    throw StopParsing{};
+  }
+
   FileId file_;
   DiagnosticSink& diagnostics_;
+  antlr4::TokenStream& tokens_;
   std::size_t depth_ = 0;
+  std::size_t tree_levels_ = 0;
 };
 
 int code_point_length(const std::string& text) {
@@ -267,7 +340,7 @@ std::unique_ptr<ParsedTree> parse_tree(FileId file, const std::string& text, Dia
   tree->parser = std::make_unique<grammar::AllotParser>(tree->tokens.get());
   LexerErrors lexer_errors(file, diagnostics);
   ParserErrors parser_errors(file, diagnostics);
-  DepthLimit depth_limit(file, diagnostics);
+  DepthLimit depth_limit(file, diagnostics, *tree->tokens);
   tree->lexer->removeErrorListeners();
   tree->lexer->addErrorListener(&lexer_errors);
   tree->parser->removeErrorListeners();

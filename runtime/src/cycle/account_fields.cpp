@@ -17,10 +17,23 @@ struct TreeView {
   std::vector<std::size_t> node_of;  // policy account index -> tree node index
 };
 
+// The shares Fair Tree and classic compare, as Slurm would hold them: the
+// policy's raw shares (percentage points for `40%`, the integer for `shares N`),
+// so NormShares is Slurm's integer division; an exception in force scales a
+// node's raw shares by the change of its share (grants move percentage
+// points, docs/LANGUAGE.md). `share parent` nodes take no shares.
+double fair_share_shares(const AccountInfo& account, double share_in_force) {
+  if (account.use_parent) return 0.0;
+  if (share_in_force == account.share) return account.raw_shares;
+  if (account.share > 0) return account.raw_shares * (share_in_force / account.share);
+  return share_in_force * 100.0;
+}
+
 TreeView tree_view(const PolicyTables& tables, const std::vector<double>& level_shares) {
   std::vector<AccountSpec> specs;
   for (std::size_t i = 1; i < tables.accounts.size(); ++i) {
-    specs.push_back(AccountSpec{tables.accounts[i].path, level_shares[i], false});
+    const AccountInfo& account = tables.accounts[i];
+    specs.push_back(AccountSpec{account.path, fair_share_shares(account, level_shares[i]), account.use_parent});
   }
   auto built = AccountTree::build(specs);
   // The compiler checked the tree, so a failure here is a broken compiler; a

@@ -15,8 +15,9 @@
 namespace allot::slurm {
 
 struct ImportOptions {
-  std::string owner;   // written as every program's owner when set
-  std::string review;  // YYYY-MM-DD, every program's review date when set
+  std::string owner;       // written as every program's owner when set
+  std::string review;      // YYYY-MM-DD, every program's review date when set
+  std::string hypothesis;  // every program's hypothesis when set
 };
 
 // Something of the dump that the policy does not carry, with its line.
