@@ -46,6 +46,7 @@ ShareReport share_report(const CompiledPolicy& policy, const ClusterState& state
   for (std::size_t i = 1; i < tables.accounts.size(); ++i) {
     children[static_cast<std::size_t>(tables.accounts[i].parent)].push_back(static_cast<int>(i));
   }
+  const std::vector<double> owed = account_amounts(tables, state.owed);
   std::vector<int> order;
   if (!tables.accounts.empty()) append_in_order(tables, fields, children, 0, order);
   ShareReport report{tables.name, tables.fairshare, tables.unit.dominant ? "dominant-resource-hours" : "gpu-hours", {}};
@@ -63,11 +64,19 @@ ShareReport share_report(const CompiledPolicy& policy, const ClusterState& state
     } else {
       row.account = account.name;
     }
+    row.raw_shares = account.raw_shares;
+    row.share_form = account.use_parent         ? ShareForm::parent
+                     : account.percent_shares ? ShareForm::percent
+                                              : ShareForm::shares;
     row.policy_share = i == 0 ? 1.0 : account.share;
     row.share_in_force = columns.shares().level[i];
     row.cluster_share = columns.shares().of_cluster[i];
     row.fields = fields[i];
     row.debt = columns.value(abi::account_debt, i);
+    if (!state.owed.empty()) {
+      row.owed = owed[i];
+      row.delivered = owed[i] - row.debt;
+    }
     for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) {
       row.rank_fields[f] = columns.value(static_cast<abi::AccountField>(f), i);
     }
@@ -88,24 +97,37 @@ std::string share_report_text(const ShareReport& report) {
     account_width = std::max(account_width, account_column(row).size());
     user_width = std::max(user_width, row.user.size());
   }
-  const auto line = [&](const std::array<std::string, 13>& c) {
-    return fmt::format("{:<{}} {:<{}} {:>9} {:>11} {:>12} {:>11} {:>13} {:>10} {:>10} {:>5} | {:>9} {:>10} {:>10}\n",
-                       c[0], account_width, c[1], user_width, c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
-                       c[11], c[12]);
+  const auto line = [&](const std::array<std::string, 15>& c) {
+    return fmt::format(
+        "{:<{}} {:<{}} {:>9} {:>11} {:>12} {:>11} {:>13} {:>10} {:>10} {:>5} | {:>9} {:>10} {:>10} {:>10} {:>10}\n",
+        c[0], account_width, c[1], user_width, c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12],
+        c[13], c[14]);
+  };
+  const auto raw_shares = [](const ShareRow& row) -> std::string {
+    if (row.path.empty()) return "";
+    switch (row.share_form) {
+      case ShareForm::parent: return "parent";
+      case ShareForm::shares: return fmt::format("{:g}", row.raw_shares);
+      case ShareForm::percent: break;
+    }
+    return fmt::format("{:g}%", row.raw_shares);
+  };
+  const auto amount = [](const std::optional<double>& value) {
+    return value ? fmt::format("{:.2f}", *value) : std::string("-");
   };
   std::string out = fmt::format("policy {} · {} · usage in {}\n", report.policy, report.algorithm, report.unit);
   out += line({"Account", "User", "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage", "FairShare",
-               "LevelFS", "Rank", "InForce", "OfCluster", "Debt"});
+               "LevelFS", "Rank", "InForce", "OfCluster", "Owed", "Delivered", "Debt"});
   for (const ShareRow& row : report.rows) {
     const FairShareFields& f = row.fields;
     const bool root = row.path.empty();
-    out += line({account_column(row), row.user, root ? "" : fmt::format("{:g}%", row.policy_share * 100),
+    out += line({account_column(row), row.user, raw_shares(row),
                  number(f.shares_norm), fmt::format("{:.2f}", static_cast<double>(f.usage_raw)),
                  root ? "" : number(f.usage_norm), number(f.usage_effective),
                  root || (fair_tree && !f.user) ? "" : number(f.fair_share),
                  root || !fair_tree ? "" : number(f.level_fs), f.user && fair_tree ? std::to_string(f.rank) : "",
                  root ? "" : fmt::format("{:g}%", row.share_in_force * 100), number(row.cluster_share),
-                 fmt::format("{:.2f}", row.debt)});
+                 amount(row.owed), amount(row.delivered), fmt::format("{:.2f}", row.debt)});
   }
   return out;
 }
@@ -124,7 +146,11 @@ std::string share_report_json(const ShareReport& report) {
     item["account"] = row.account;
     item["user"] = row.user.empty() ? Json(nullptr) : Json(row.user);
     item["depth"] = row.depth;
-    item["raw_shares"] = audit::finite(row.policy_share);
+    item["share_form"] = row.share_form == ShareForm::parent   ? "parent"
+                         : row.share_form == ShareForm::shares ? "shares"
+                                                               : "percent";
+    item["raw_shares"] = row.path.empty() || row.share_form == ShareForm::parent ? Json(nullptr) : audit::finite(row.raw_shares);
+    item["policy_share"] = audit::finite(row.policy_share);
     item["norm_shares"] = audit::finite(f.shares_norm);
     item["raw_usage"] = value(f.usage_raw);
     item["norm_usage"] = value(f.usage_norm);
@@ -134,6 +160,8 @@ std::string share_report_json(const ShareReport& report) {
     item["rank"] = f.user && report.algorithm != "classic" ? Json(f.rank) : Json(nullptr);
     item["share_in_force"] = audit::finite(row.share_in_force);
     item["cluster_share"] = audit::finite(row.cluster_share);
+    item["owed"] = row.owed ? audit::finite(*row.owed) : Json(nullptr);
+    item["delivered"] = row.delivered ? audit::finite(*row.delivered) : Json(nullptr);
     item["debt"] = audit::finite(row.debt);
     Json rank_fields;
     for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f)

@@ -90,6 +90,7 @@ class Reader {
   void read_running(const toml::table& table, std::size_t index);
   void read_reservation(const toml::table& table, std::size_t index);
   void read_amounts(std::string_view key, double min, std::map<std::string, double>& amounts);
+  void check_owed();
   std::optional<SnapshotError> read_list(std::string_view key,
                                          void (Reader::*read_one)(const toml::table&, std::size_t));
   std::vector<int> node_indexes(const toml::table& table, FieldReader& fields, const std::string& gpu_type);
@@ -113,7 +114,7 @@ class Reader {
 
 Expected<Snapshot, SnapshotError> Reader::read() {
   top_.reject_unknown_keys(
-      {"now", "inventory", "cluster", "node", "group", "job", "running", "reservation", "usage", "debt"});
+      {"now", "inventory", "cluster", "node", "group", "job", "running", "reservation", "usage", "debt", "owed"});
   snapshot_.state.now = top_.timestamp("now");
   if (top_.error()) return Failure{*top_.error()};
   if (auto error = read_inventory()) return Failure{*error};
@@ -123,6 +124,8 @@ Expected<Snapshot, SnapshotError> Reader::read() {
   fail(read_list("reservation", &Reader::read_reservation));
   if (!error_) read_amounts("usage", 0, snapshot_.state.usage);
   if (!error_) read_amounts("debt", kNoMinimum, snapshot_.state.debt);
+  if (!error_) read_amounts("owed", 0, snapshot_.state.owed);
+  if (!error_) check_owed();
   if (error_) return Failure{*error_};
   return std::move(snapshot_);
 }
@@ -325,7 +328,24 @@ void Reader::read_reservation(const toml::table& table, std::size_t index) {
   snapshot_.state.reservations.push_back(std::move(reservation));
 }
 
-// `[usage]` or `[debt]`: account path -> amount in the policy's unit.
+// What was delivered (owed - debt) cannot be negative: an account listed in
+// `[owed]` owes at most what it was owed.
+void Reader::check_owed() {
+  const toml::node* node = root_.get("owed");
+  if (node == nullptr) return;
+  FieldReader fields(*node->as_table(), file_, "owed");
+  for (const auto& [account, owed] : snapshot_.state.owed) {
+    const auto debt = snapshot_.state.debt.find(account);
+    if (debt != snapshot_.state.debt.end() && debt->second > owed) {
+      fields.fail(account, fmt::format("`{}` owed {} is less than its debt {} in `[debt]`; debt is owed minus "
+                                       "delivered, so it cannot exceed what was owed",
+                                       account, owed, debt->second));
+      return fail(fields.error());
+    }
+  }
+}
+
+// `[usage]`, `[debt]` or `[owed]`: account path -> amount in the policy's unit.
 void Reader::read_amounts(std::string_view key, double min, std::map<std::string, double>& amounts) {
   const toml::node* node = root_.get(key);
   if (node == nullptr) return;

@@ -133,6 +133,7 @@ std::string snapshot_text(const Snapshot& snapshot, const std::string& path) {
   }
   writer.amounts("usage", state.usage);
   writer.amounts("debt", state.debt);
+  writer.amounts("owed", state.owed);
   for (const JobRequest& job : state.pending) {
     writer.header("[[job]]");
     writer.request(job);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -20,10 +22,12 @@ namespace fs = std::filesystem;
 
 TEST_CASE("allot shares prints every account as sshare -l does, in sshare's order", "[cli][shares]") {
   const bool update = std::getenv("ALLOT_UPDATE_GOLDEN") != nullptr;
-  for (const char* state : {"saas-wednesday", "research-busy", "saas-debug-saturated"}) {
+  for (const char* state : {"saas-wednesday", "research-busy", "saas-debug-saturated", "campus-monday"}) {
     INFO(state);
-    const std::string policy =
-        std::string(state).rfind("saas", 0) == 0 ? "policies/saas.allot" : "policies/large_org.allot";
+    const std::string name = state;
+    const std::string policy = name.rfind("saas", 0) == 0 ? "policies/saas.allot"
+                               : name == "campus-monday"  ? "policies/slurm_site.allot"
+                                                          : "policies/large_org.allot";
     const auto run = run_allot("shares --policy " + source(policy) + " --state " +
                                source(std::string("examples/states/") + state + ".toml"));
     REQUIRE(run.exit_code == 0);
@@ -61,9 +65,46 @@ TEST_CASE("allot shares gives the numbers allot explain shows and the rank reads
     CHECK(row["rank_fields"]["debt"] == row["debt"]);
     CHECK(row["debt"] == standing["debt"]);
     CHECK(row["share_in_force"] == Approx(0.5));
-    CHECK(row["raw_shares"] == Approx(0.4));
+    CHECK(row["raw_shares"] == Approx(40));  // percentage points, as Slurm would hold 40%
+    CHECK(row["share_form"] == "percent");
+    CHECK(row["policy_share"] == Approx(0.4));
+    CHECK(row["owed"].is_null());  // the state has no [owed]
+    CHECK(row["delivered"].is_null());
   }
   CHECK(found);
+}
+
+TEST_CASE("allot shares shows Slurm's raw shares and what each account was owed and received", "[cli][shares]") {
+  const auto shares = run_allot("shares --format json --policy " + source("policies/slurm_site.allot") + " --state " +
+                                source("examples/states/campus-monday.toml"));
+  REQUIRE(shares.exit_code == 0);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : nlohmann::json::parse(shares.out)["accounts"]) rows[row["path"]] = row;
+  // sacctmgr's Fairshare=N, Fairshare=parent and a 0% guest project, as sshare's RawShares shows them.
+  CHECK(rows.at("science")["share_form"] == "shares");
+  CHECK(rows.at("science")["raw_shares"] == 70);
+  CHECK(rows.at("science")["policy_share"] == Approx(0.7));
+  CHECK(rows.at("science/biology")["share_form"] == "parent");
+  CHECK(rows.at("science/biology")["raw_shares"].is_null());
+  CHECK(rows.at("science/biology")["norm_shares"] == 0);
+  CHECK(rows.at("engineering/guests")["share_form"] == "percent");
+  CHECK(rows.at("engineering/guests")["raw_shares"] == 0);
+  CHECK(rows.at("")["raw_shares"].is_null());
+  // A listed user: delivered is owed minus debt.
+  const auto& ben = rows.at("science/physics/cosmology/lensing/ben");
+  CHECK(ben["owed"] == 140);
+  CHECK(ben["debt"] == 20);
+  CHECK(ben["delivered"] == 120);
+  // An unlisted account: its users' sums.
+  const auto& lensing = rows.at("science/physics/cosmology/lensing");
+  CHECK(lensing["owed"] == 290);
+  CHECK(lensing["debt"] == 20);
+  CHECK(lensing["delivered"] == 270);
+  const auto& robotics = rows.at("engineering/robotics");
+  CHECK(robotics["owed"] == 490);
+  CHECK(robotics["delivered"] == 390);
+  // A user with no demand in the window was owed nothing.
+  CHECK(rows.at("science/physics/cosmology/simulations/chen")["owed"] == 0);
 }
 
 TEST_CASE("allot shares refuses bad input with a clear exit", "[cli][shares]") {

@@ -103,6 +103,7 @@ drain_deadline = 2026-12-03T06:00:00Z
   state.reservations.push_back(Reservation{waiting.id, {0}, kWednesday9 + 900, 2, 0.1, 1.0 / 3.0});
   state.usage = {{"exploration/ana", 123456.789}, {"product", 1e-7}, {"", 0}};
   state.debt = {{"product", -2.5}, {"exploration", 1e20}};
+  state.owed = {{"product", 4.25}, {"exploration/ana", 0}};
   return snapshot;
 }
 
@@ -207,6 +208,7 @@ TEST_CASE("every field survives a write and a read", "[runtime][snapshot]") {
   CHECK(b.reservations[0].memory_gib_per_node == 1.0 / 3.0);
   CHECK(b.usage == a.usage);
   CHECK(b.debt == a.debt);
+  CHECK(b.owed == a.owed);
 }
 
 TEST_CASE("a referenced inventory is written relative to where the snapshot goes", "[runtime][snapshot]") {
@@ -321,6 +323,11 @@ TEST_CASE("malformed snapshots get located errors", "[runtime][snapshot]") {
        "state.toml:19:7: reservation[0].job: no waiting job `r`; a reservation holds capacity for a job in `[[job]]`"},
       {"negative usage", kBase + "[usage]\nproduct = -3\n",
        "state.toml:11:11: usage.product: `product` must be at least 0, not -3"},
+      {"negative owed", kBase + "[owed]\nproduct = -1\n",
+       "state.toml:11:11: owed.product: `product` must be at least 0, not -1"},
+      {"a debt above what was owed", kBase + "[debt]\nproduct = 5\n[owed]\nproduct = 2\n",
+       "state.toml:13:11: owed.product: `product` owed 2 is less than its debt 5 in `[debt]`; debt is owed minus "
+       "delivered, so it cannot exceed what was owed"},
       {"usage of the wrong type", kBase + "[usage]\n\"exploration/ana\" = \"lots\"\n",
        "state.toml:11:21: usage.exploration/ana: `exploration/ana` must be a number, not a string"},
       {"an epoch time beyond year 9999", kBase + kJob + "deadline = 999999999999\n",

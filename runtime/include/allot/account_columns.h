@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -92,6 +93,10 @@ class AccountColumns {
   Columns columns_;
   abi::AccountTable table_{};
 };
+
+// A snapshot's per-account amounts (`[debt]`, `[owed]`) by policy account
+// index: a listed amount wins; an unlisted inner account has its children's sum.
+std::vector<double> account_amounts(const PolicyTables& tables, const std::map<std::string, double>& listed);
 
 // What the up nodes of `inventory` hold.
 ResourceAmounts schedulable_capacity(const Inventory& inventory);

@@ -130,6 +130,9 @@ struct ClusterState {
   // (RollingLedger::usage_by_account), and owed-minus-delivered debt per account.
   std::map<std::string, double> usage;
   std::map<std::string, double> debt;
+  // What each account was owed over the window (runtime/entitlement.h), when
+  // the ledger's result carries it; only reports read it (delivered = owed - debt).
+  std::map<std::string, double> owed;
 };
 
 enum class DecisionKind { start, preempt, skip };

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,16 +15,26 @@
 
 namespace allot::runtime {
 
+enum class ShareForm { percent, shares, parent };
+
 struct ShareRow {
   std::string path;     // "exploration/ana"; "" for the root
   std::string account;  // sshare's Account column: the account, or a user's parent account
   std::string user;     // sshare's User column: empty for accounts
   int depth = 0;
-  double policy_share = 0;    // RawShares: of the parent, as the policy says (0.4 for 40%)
+  // RawShares as Slurm holds them: percentage points for `40%` (40), the
+  // integer for `shares N`; `share parent` has none (sshare prints "parent").
+  double raw_shares = 0;
+  ShareForm share_form = ShareForm::percent;
+  double policy_share = 0;    // of the parent, as the policy says (0.4 for 40%; shares N over its siblings' sum)
   double share_in_force = 0;  // of the parent, with the exceptions in force
   double cluster_share = 0;   // of the whole cluster, with the exceptions in force
   FairShareFields fields;     // NormShares .. Rank
-  double debt = 0;            // owed minus delivered, in the policy's unit
+  // Over the window, in the policy's unit, when the state carries `[owed]`
+  // (docs/STATE.md); delivered = owed - debt.
+  std::optional<double> owed;
+  std::optional<double> delivered;
+  double debt = 0;  // owed minus delivered, in the policy's unit
   // What the rank expression reads as `account.<field>` for this account
   // (abi::AccountField order), from the same account table the cycle ranks with.
   std::array<double, abi::kAccountFieldCount> rank_fields{};

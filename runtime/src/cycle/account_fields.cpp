@@ -176,15 +176,6 @@ std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const Cluste
   return fields;
 }
 
-// A listed debt wins; an unlisted inner account owes what its children owe.
-void fill_debt(const PolicyTables& tables, const ClusterState& state, Columns& columns) {
-  std::vector<double> children(tables.accounts.size(), 0.0);
-  std::vector<double>& debt = columns[abi::account_debt];
-  for (std::size_t i = tables.accounts.size(); i-- > 0;) {
-    debt[i] = lookup(state.debt, tables.accounts[i].path, children[i]);
-    if (i > 0) children[static_cast<std::size_t>(tables.accounts[i].parent)] += debt[i];
-  }
-}
 
 // Running GPUs, pending jobs and dominant shares, each over the account's subtree.
 void fill_activity(const PolicyTables& tables, const AccountActivity& activity, const ResourceAmounts& capacity,
@@ -205,6 +196,16 @@ void fill_activity(const PolicyTables& tables, const AccountActivity& activity, 
 }
 
 }  // namespace
+
+std::vector<double> account_amounts(const PolicyTables& tables, const std::map<std::string, double>& listed) {
+  std::vector<double> amounts(tables.accounts.size(), 0.0);
+  std::vector<double> children(tables.accounts.size(), 0.0);
+  for (std::size_t i = tables.accounts.size(); i-- > 0;) {
+    amounts[i] = lookup(listed, tables.accounts[i].path, children[i]);
+    if (i > 0) children[static_cast<std::size_t>(tables.accounts[i].parent)] += amounts[i];
+  }
+  return amounts;
+}
 
 SharesInForce shares_in_force(const PolicyTables& tables, Seconds now) {
   const std::size_t count = tables.accounts.size();
@@ -272,7 +273,7 @@ AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& s
   const TreeView view = tree_view(tables, shares_.level);
   fill_shares(tables, shares_, columns_);
   fair_share_fields_ = fill_usage(tables, state, view, columns_);
-  fill_debt(tables, state, columns_);
+  columns_[abi::account_debt] = account_amounts(tables, state.debt);
   fill_activity(tables, activity, capacity, view, columns_);
   table_.count = tables.accounts.size();
   for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) table_.columns[f] = columns_[f].data();
