@@ -17,6 +17,8 @@ struct CheckArguments {
   std::string format = "text";
   bool deny_warnings = false;
   int max_exception_days = 90;
+  std::vector<std::string> import_path;  // searched after the built-in one
+  bool allow_outside_imports = false;
 };
 int run_check(const CheckArguments& arguments);
 

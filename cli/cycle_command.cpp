@@ -3,6 +3,7 @@
 // document"); --audit appends them as audit records, --apply writes the state
 // after them, so an operator can step a cluster cycle by cycle.
 #include <iostream>
+#include <optional>
 
 #include "allot/audit.h"
 #include "commands.h"
@@ -17,17 +18,26 @@ int run_cycle_command(const CycleArguments& arguments) {
   runtime::ClusterState& state = inputs->snapshot.state;
   const runtime::CycleResult result = runtime::run_cycle(state, *inputs->policy);
   std::cout << runtime::cycle_document(result, state.inventory, inputs->policy->tables().name);
+  // The state first, then the audit: an audit record never describes a state
+  // that was not written (a failed --apply leaves the audit as it was).
+  std::optional<runtime::AuditLog> log;
   if (!arguments.audit.empty()) {
-    auto log = runtime::AuditLog::open(arguments.audit);
-    const auto problem = log ? log->append(result, state.inventory) : std::optional<std::string>(log.error());
-    if (problem) {
-      std::cerr << "allot: " << *problem << "\n";
+    auto opened = runtime::AuditLog::open(arguments.audit);
+    if (!opened) {
+      std::cerr << "allot: " << opened.error() << "\n";
       return 2;
     }
+    log.emplace(std::move(*opened));
   }
   if (!arguments.apply.empty()) {
     runtime::apply_decisions(state, result);
     if (const auto problem = runtime::save_snapshot(inputs->snapshot, arguments.apply)) {
+      std::cerr << "allot: " << *problem << "\n";
+      return 2;
+    }
+  }
+  if (log) {
+    if (const auto problem = log->append(result, state.inventory)) {
       std::cerr << "allot: " << *problem << "\n";
       return 2;
     }

@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "allot/compiler.h"
+#include "allot/files.h"
 #include "commands.h"
 
 namespace allot::cli {
@@ -17,32 +19,18 @@ namespace fs = std::filesystem;
 // How `allot fmt` names standard input in messages.
 constexpr const char* kStandardInput = "<stdin>";
 
-bool read_text(const std::string& path, std::string& text) {
-  std::ostringstream contents;
+// A policy to format: standard input, or a bounded regular file; why not.
+std::optional<std::string> read_text(const std::string& path, std::string& text) {
   if (path == "-") {
+    std::ostringstream contents;
     contents << std::cin.rdbuf();
-  } else {
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) return false;
-    contents << stream.rdbuf();
+    text = contents.str();
+    return std::nullopt;
   }
-  text = contents.str();
-  return true;
-}
-
-// Replaces the file through a temporary sibling and a rename, so that a failed
-// write never leaves a half-written policy behind.
-bool write_text(const std::string& path, const std::string& text) {
-  const fs::path temporary = path + ".allot-fmt.tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!(out << text) || !out.flush()) return false;
-  }
-  std::error_code error;
-  fs::permissions(temporary, fs::status(path, error).permissions(), error);
-  fs::rename(temporary, path, error);
-  if (error) fs::remove(temporary, error);
-  return !error;
+  auto contents = support::read_file(path, support::kMaxPolicyBytes);
+  if (!contents) return contents.error().reason;
+  text = std::move(*contents);
+  return std::nullopt;
 }
 
 // Standard input is passed through as is; paths are expanded (folders).
@@ -64,8 +52,8 @@ bool collect_inputs(const std::vector<std::string>& paths, std::vector<std::stri
 int format_one(const std::string& path, const FmtArguments& arguments) {
   const std::string name = path == "-" ? kStandardInput : path;
   std::string text;
-  if (!read_text(path, text)) {
-    std::cerr << "allot: cannot read `" << path << "`\n";
+  if (auto problem = read_text(path, text)) {
+    std::cerr << "allot: cannot read `" << path << "`: " << *problem << "\n";
     return 2;
   }
   FormatResult result = format_source(name, text);
@@ -79,8 +67,11 @@ int format_one(const std::string& path, const FmtArguments& arguments) {
     return 1;
   }
   if (arguments.write && path != "-") {
-    if (*result.formatted == text || write_text(path, *result.formatted)) return 0;
-    std::cerr << "allot: cannot write `" << path << "`\n";
+    if (*result.formatted == text) return 0;
+    // Atomic and symlink-safe: a crash leaves the old policy or the new one.
+    auto problem = support::write_file_atomic(path, *result.formatted);
+    if (!problem) return 0;
+    std::cerr << "allot: " << *problem << "\n";
     return 2;
   }
   std::cout << *result.formatted;

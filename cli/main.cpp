@@ -1,7 +1,36 @@
 // The `allot` command line: one subcommand per product surface.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
 #include "commands.h"
+
+namespace {
+
+// A number from `low` to `high` (NaN and infinities refused), so no argument
+// can ask for unbounded time or memory.
+CLI::Validator bounded(double low, double high, bool above_low = false) {
+  return CLI::Validator(
+      [=](const std::string& text) -> std::string {
+        double value = 0;
+        try {
+          std::size_t used = 0;
+          value = std::stod(text, &used);
+          if (used != text.size()) return fmt::format("`{}` is not a number", text);
+        } catch (const std::exception&) {
+          return fmt::format("`{}` is not a number", text);
+        }
+        if (!std::isfinite(value) || value < low || value > high || (above_low && value == low))
+          return fmt::format("`{}` must be {} {} and at most {}", text, above_low ? "above" : "at least", low, high);
+        return "";
+      },
+      fmt::format("{} {}..{}", above_low ? "above" : "from", low, high));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"allot: budget policies for shared GPU clusters"};
@@ -17,7 +46,11 @@ int main(int argc, char** argv) {
   check_command
       ->add_option("--max-exception-days", check.max_exception_days,
                    "Longest an exception may run past today (default 90)")
-      ->check(CLI::PositiveNumber);
+      ->check(bounded(1, 36600));
+  check_command->add_option("--import-path", check.import_path,
+                            "Another folder imports are looked up in (repeatable; after the importing file's folder)");
+  check_command->add_flag("--allow-outside-imports", check.allow_outside_imports,
+                          "Allow absolute imports and files outside the policy's folder and the import path");
 
   allot::cli::FmtArguments fmt;
   auto* fmt_command = app.add_subcommand("fmt", "Print policy files in the canonical layout");
@@ -49,18 +82,18 @@ int main(int argc, char** argv) {
       replay_command->add_option("--trace", replay.trace, "A trace CSV to replay instead of a scenario")
           ->excludes(scenario_option);
   replay_command->add_option("--map", replay.map, "Where the trace's groups and jobs go (TOML)")->needs(trace_option);
-  replay_command->add_option("--days", replay.days, "Days to replay (default: 7, or the whole trace)")
-      ->check(CLI::PositiveNumber);
+  replay_command->add_option("--days", replay.days, "Days to replay (default: 7, or the whole trace; at most 3660)")
+      ->check(bounded(1, 3660));
   replay_command->add_option("--json", replay.json, "Write the JSON report here (`-` for stdout)");
   replay_command->add_option("--html", replay.html, "Write the HTML report here");
   replay_command->add_option("--engine", replay.engine, "What runs the policies: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
   replay_command->add_option("--now", replay.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
   replay_command->add_option("--load", replay.load, "Scenario demand as a multiple of capacity (default 1.3)")
-      ->check(CLI::PositiveNumber)
+      ->check(bounded(0, 100, true))
       ->needs(scenario_option);
   replay_command->add_option("--cycle-gap", replay.cycle_gap, "Seconds at least between two cycles (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(bounded(0, 604800));
 
   allot::cli::CycleArguments cycle;
   auto* cycle_command =

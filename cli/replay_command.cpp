@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "allot/files.h"
 #include "allot/simulator.h"
 #include "commands.h"
 
@@ -112,10 +113,12 @@ simulator::ReplayProgress progress_bar(const std::string& workload, const std::v
 
 bool write_file(const std::string& path, const std::string& text) {
   if (path == "-") return static_cast<bool>(std::cout << text);
-  std::ofstream file(path, std::ios::binary);
-  file << text;
-  if (!file) std::cerr << fmt::format("allot: cannot write `{}`\n", path);
-  return static_cast<bool>(file);
+  // Atomic: a report written over the only copy of anything never leaves half of it.
+  if (auto problem = support::write_file_atomic(path, text)) {
+    std::cerr << "allot: " << *problem << "\n";
+    return false;
+  }
+  return true;
 }
 
 simulator::ReplayReport empty_report(const ReplayArguments& arguments, const runtime::Inventory& inventory,

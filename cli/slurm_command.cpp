@@ -19,6 +19,8 @@
 #include <thread>
 
 #include "allot/audit.h"
+#include "allot/duration.h"
+#include "allot/files.h"
 #include "allot/policy_slot.h"
 #include "allot/slurm.h"
 #include "commands.h"
@@ -52,26 +54,20 @@ std::string clock_text(slurm::Seconds now) {
 
 void log(const std::string& line) { std::cerr << "allot slurm: " << line << '\n' << std::flush; }
 
-// "5s", "2m", "1h" or whole seconds.
+// "5s", "2m", "1h30m" (support/duration.h) or whole seconds; at least a second.
 std::optional<slurm::Seconds> parse_interval(const std::string& text) {
-  std::size_t used = 0;
-  long long number = 0;
-  try {
-    number = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  const std::string unit = text.substr(used);
-  const slurm::Seconds scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
-  if (scale == 0 || number <= 0) return std::nullopt;
-  return number * scale;
+  std::optional<slurm::Seconds> seconds = support::parse_duration(text);
+  if (!seconds && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
+    seconds = support::parse_duration(text + "s");
+  if (!seconds || *seconds <= 0) return std::nullopt;
+  return seconds;
 }
 
+// The policy's text as it is now, to notice edits; "" when it cannot be read
+// (the compile that follows says why).
 std::string read_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
+  auto text = support::read_file(path, support::kMaxPolicyBytes);
+  return text ? std::move(*text) : std::string();
 }
 
 // A compiled policy that also fits the mapping file, or why not.
@@ -81,17 +77,27 @@ struct Candidate {
   std::string source;    // the text compiled, to notice later edits
 };
 
+// Never throws: a policy that cannot be compiled (even by running out of
+// memory) is refused and the running one keeps going.
 Candidate compile_candidate(const std::string& path, const CompileOptions& options, const slurm::JobMap& map) {
   Candidate candidate;
-  candidate.source = read_text(path);
-  CompileResult result = compile_policy_file(path, options);
-  candidate.problems = render_text(result.diagnostics, result.sources, {false});
-  if (!result.policy) return candidate;
-  if (auto error = slurm::check_job_map(map, result.policy->tables())) {
-    candidate.problems += error->to_string() + "\n";
-    return candidate;
+  try {
+    candidate.source = read_text(path);
+    CompileResult result = compile_policy_file(path, options);
+    candidate.problems = render_text(result.diagnostics, result.sources, {false});
+    if (!result.policy) return candidate;
+    if (auto error = slurm::check_job_map(map, result.policy->tables())) {
+      candidate.problems += error->to_string() + "\n";
+      return candidate;
+    }
+    candidate.policy = std::move(result.policy);
+  } catch (const std::exception& failure) {
+    candidate.policy.reset();
+    candidate.problems = fmt::format("compiling `{}` failed: {}\n", path, failure.what());
+  } catch (...) {
+    candidate.policy.reset();
+    candidate.problems = fmt::format("compiling `{}` failed\n", path);
   }
-  candidate.policy = std::move(result.policy);
   return candidate;
 }
 
@@ -132,16 +138,16 @@ void print_decisions(const slurm::PassReport& report, bool dry_run) {
 // The cycle's starts and preemptions (runtime/audit.h records; skips would
 // repeat every pending job every pass), the contracts recorded and the writes
 // to Slurm: one JSON object a line, appended in one write per pass.
-void write_audit(std::ofstream& audit, const slurm::PassReport& report) {
+std::optional<std::string> write_audit(runtime::AuditLog& audit, const slurm::PassReport& report, bool dry_run) {
   runtime::CycleResult decided = report.cycle;
   std::erase_if(decided.decisions,
                 [](const runtime::Decision& decision) { return decision.kind == runtime::DecisionKind::skip; });
   std::string lines = runtime::audit_lines(decided, report.inventory);
   for (const slurm::ObservedStart& start : report.starts) lines += slurm::start_json(start, report.now) + "\n";
   for (const slurm::Action& action : report.actions) {
-    lines += slurm::action_json(action, report.now, report.policy_hash) + "\n";
+    lines += slurm::action_json(action, report.now, report.policy_hash, dry_run) + "\n";
   }
-  audit << lines << std::flush;
+  return audit.append_lines(lines);
 }
 
 std::string pass_summary(const slurm::PassReport& report) {
@@ -176,7 +182,7 @@ class Loop {
         running_source_(std::move(first.source)) {}
 
   // Runs passes until stopped (or once); the exit code.
-  int run(slurm::Adapter& adapter, std::ofstream* audit);
+  int run(slurm::Adapter& adapter, runtime::AuditLog* audit);
 
  private:
   void start_reload(const char* why);
@@ -195,27 +201,39 @@ class Loop {
 void Loop::start_reload(const char* why) {
   if (reload_.valid()) return;
   log(fmt::format("reloading `{}` ({})", arguments_.policy, why));
-  reload_ = std::async(std::launch::async, [this] {
-    Candidate next = compile_candidate(arguments_.policy, options_, map_);
-    if (!next.policy) {
-      return Reload{fmt::format("refused the new policy; {} keeps running:\n{}",
-                                slot_.current()->source_hash().substr(0, 12), next.problems),
-                    std::move(next.source), false};
-    }
-    const runtime::SwapOutcome outcome = slot_.swap(next.policy);
-    return Reload{outcome.message + "; running jobs keep the contracts they started with", std::move(next.source),
-                  outcome.swapped};
-  });
+  try {
+    reload_ = std::async(std::launch::async, [this] {
+      Candidate next = compile_candidate(arguments_.policy, options_, map_);
+      if (!next.policy) {
+        return Reload{fmt::format("refused the new policy; {} keeps running:\n{}",
+                                  slot_.current()->source_hash().substr(0, 12), next.problems),
+                      std::move(next.source), false};
+      }
+      const runtime::SwapOutcome outcome = slot_.swap(next.policy);
+      return Reload{outcome.message + "; running jobs keep the contracts they started with", std::move(next.source),
+                    outcome.swapped};
+    });
+  } catch (const std::exception& failure) {  // no thread to be had: try again at the next change or SIGHUP
+    log(fmt::format("cannot reload `{}` now: {}", arguments_.policy, failure.what()));
+  }
 }
 
 void Loop::finish_reload() {
   if (!reload_.valid() || reload_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-  Reload done = reload_.get();
+  Reload done;
+  try {
+    done = reload_.get();
+  } catch (const std::exception& failure) {
+    // The old policy keeps running; the file is not retried until it changes.
+    done = Reload{fmt::format("refused the new policy; {} keeps running: {}",
+                              slot_.current()->source_hash().substr(0, 12), failure.what()),
+                  read_text(arguments_.policy), false};
+  }
   log(done.message);
   (done.swapped ? running_source_ : refused_source_) = std::move(done.source);
 }
 
-int Loop::run(slurm::Adapter& adapter, std::ofstream* audit) {
+int Loop::run(slurm::Adapter& adapter, runtime::AuditLog* audit) {
   const auto interval = std::chrono::seconds(*parse_interval(arguments_.interval));
   int failures = 0;
   while (!stop_requested) {
@@ -231,10 +249,16 @@ int Loop::run(slurm::Adapter& adapter, std::ofstream* audit) {
       failures = 0;
       for (const std::string& note : report->notes) log(note);
       log(pass_summary(*report));
-      if (audit != nullptr) write_audit(*audit, *report);
+      if (audit != nullptr) {
+        // The ledger is committed; a record that cannot be written is a failed pass.
+        if (auto problem = write_audit(*audit, *report, arguments_.dry_run)) {
+          ++failures;
+          log(fmt::format("{} audit not written: {}", clock_text(now), *problem));
+        }
+      }
       if (arguments_.dry_run || arguments_.once) print_decisions(*report, arguments_.dry_run);
     }
-    if (arguments_.once) return report ? 0 : 1;
+    if (arguments_.once) return report && failures == 0 ? 0 : 1;
     slot_.release_retired();  // replaced policies are freed here, between passes, never under a cycle
     while (!stop_requested && std::chrono::steady_clock::now() - started < interval) {
       if (reload_requested) {
@@ -282,13 +306,14 @@ int run_slurm(const SlurmArguments& arguments) {
     std::cerr << "allot: " << adapter.error() << '\n';
     return 2;
   }
-  std::ofstream audit;
+  std::optional<runtime::AuditLog> audit;
   if (!arguments.audit.empty()) {
-    audit.open(arguments.audit, std::ios::app);
-    if (!audit) {
-      std::cerr << "allot: cannot append to `" << arguments.audit << "`\n";
+    auto opened = runtime::AuditLog::open(arguments.audit);
+    if (!opened) {
+      std::cerr << "allot: " << opened.error() << '\n';
       return 2;
     }
+    audit.emplace(std::move(*opened));
   }
   install_handlers();
   log(fmt::format("running policy `{}` {} with ledger `{}`, {}{}", first.policy->tables().name,
@@ -296,7 +321,7 @@ int run_slurm(const SlurmArguments& arguments) {
                   arguments.once ? "one pass" : "a pass every " + arguments.interval,
                   arguments.dry_run ? " (dry run: nothing is written)" : ""));
   Loop loop(arguments, options, std::move(*map), std::move(first));
-  return loop.run(**adapter, audit.is_open() ? &audit : nullptr);
+  return loop.run(**adapter, audit ? &*audit : nullptr);
 }
 
 }  // namespace allot::cli

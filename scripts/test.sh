@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, then
 #   1. formatting drift (clang-format) fails the run,
-#   2. a short libFuzzer run of the policy front end (clang-19),
+#   2. short libFuzzer runs of the policy front end and the input readers (clang-19),
 #   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   4. the hot-swap tests under ThreadSanitizer,
 #   5. the tests in the normal build (last, so its summary closes the output).
@@ -15,9 +15,10 @@ stage() { echo "== $1 (at ${SECONDS}s)"; }
 stage "formatting"
 bash scripts/format.sh --check
 
-stage "fuzzing the front end"
-CC=clang-19 CXX=clang++-19 bash scripts/build.sh build-fuzz -DALLOT_FUZZ=ON -- fuzz_front_end
+stage "fuzzing the front end and the input readers"
+CC=clang-19 CXX=clang++-19 bash scripts/build.sh build-fuzz -DALLOT_FUZZ=ON -- fuzz_front_end fuzz_inputs
 bash fuzz/run.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
+bash fuzz/run_inputs.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
 
 stage "tests under ASan + UBSan"
 # -O1 -g1 (line tables) halves the sanitizer build's compile time on 2 cores

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "allot/files.h"
 #include "allot/snapshot.h"
 #include "audit_json.h"
 
@@ -84,10 +85,40 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
   return audit::dump(document, 2) + "\n";
 }
 
+namespace {
+
+// Cuts the file back to just after its last newline: what follows it is a
+// record whose write never finished.
+std::optional<std::string> cut_torn_line(int descriptor, const std::string& path) {
+  const off_t size = ::lseek(descriptor, 0, SEEK_END);
+  if (size < 0) return system_error("read the audit log", path);
+  char buffer[4096];
+  for (off_t end = size; end > 0;) {
+    const off_t start = end > static_cast<off_t>(sizeof buffer) ? end - static_cast<off_t>(sizeof buffer) : 0;
+    const ssize_t count = ::pread(descriptor, buffer, static_cast<std::size_t>(end - start), start);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return system_error("read the audit log", path);
+    for (ssize_t i = count; i-- > 0;) {
+      if (buffer[i] != '\n') continue;
+      const off_t keep = start + i + 1;
+      if (keep == size) return std::nullopt;
+      if (::ftruncate(descriptor, keep) != 0) return system_error("repair the torn last line of", path);
+      return std::nullopt;
+    }
+    end = start;
+  }
+  if (size > 0 && ::ftruncate(descriptor, 0) != 0) return system_error("repair the torn last line of", path);
+  return std::nullopt;
+}
+
+}  // namespace
+
 Expected<AuditLog, std::string> AuditLog::open(const std::string& path, bool sync) {
-  const int descriptor = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (descriptor < 0) return unexpected(system_error("open the audit log", path));
-  return AuditLog(descriptor, path, sync);
+  auto opened = support::open_append(path);
+  if (!opened) return unexpected(opened.error());
+  AuditLog log(*opened, path, sync);
+  if (auto problem = cut_torn_line(*opened, path)) return unexpected(*problem);
+  return log;
 }
 
 AuditLog::AuditLog(AuditLog&& other) noexcept
@@ -108,14 +139,14 @@ AuditLog::~AuditLog() {
 }
 
 std::optional<std::string> AuditLog::append(const CycleResult& result, const Inventory& inventory) {
-  const std::string lines = audit_lines(result, inventory);
+  return append_lines(audit_lines(result, inventory));
+}
+
+std::optional<std::string> AuditLog::append_lines(std::string_view lines) {
   // O_APPEND makes each write land at the end even with other writers; a
   // short write (a full disk, a signal) continues where it stopped.
-  for (std::size_t written = 0; written < lines.size();) {
-    const ssize_t count = ::write(descriptor_, lines.data() + written, lines.size() - written);
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) return system_error("append to the audit log", path_);
-    written += static_cast<std::size_t>(count);
+  if (auto problem = support::write_all(descriptor_, lines)) {
+    return fmt::format("cannot append to the audit log `{}`: {}", path_, *problem);
   }
   if (sync_ && ::fdatasync(descriptor_) != 0) return system_error("sync the audit log", path_);
   return std::nullopt;

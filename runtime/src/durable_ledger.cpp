@@ -1,10 +1,13 @@
 #include "allot/durable_ledger.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "allot/text.h"
 #include "sqlite_connection.h"
 
 namespace allot::runtime {
@@ -81,6 +84,30 @@ Charge read_charge(const Statement& row) {
   return charge;
 }
 
+// A stored row that no adapter could have written (a damaged or edited file):
+// the ledger refuses to open rather than count it. Times are those a snapshot
+// accepts (1970 to 9999); amounts are finite, never negative, at most a
+// million of each resource.
+std::optional<std::string> row_problem(const Charge& charge, std::int64_t row) {
+  constexpr Seconds kLatest = 253402300799;  // 9999-12-31T23:59:59Z
+  constexpr double kMostPerJob = 1e6;
+  const auto amount_ok = [&](double value) { return std::isfinite(value) && value >= 0 && value <= kMostPerJob; };
+  std::string problem;
+  if (charge.job_id.empty())
+    problem = "it has no job id";
+  else if (charge.account.empty())
+    problem = "it has no account";
+  else if (charge.from < 0 || charge.until > kLatest || charge.from >= charge.until)
+    problem = fmt::format("its interval [{}, {}) is empty or outside 1970 to 9999", charge.from, charge.until);
+  else if (!amount_ok(charge.resources.gpus) || !amount_ok(charge.resources.cpus) ||
+           !amount_ok(charge.resources.memory_gib))
+    problem = fmt::format("its resources ({} GPUs, {} CPUs, {} GiB) are not between 0 and 1000000",
+                          charge.resources.gpus, charge.resources.cpus, charge.resources.memory_gib);
+  if (problem.empty()) return std::nullopt;
+  return fmt::format("charge row {} (job `{}`) cannot be right: {}; the ledger is damaged, restore it from a backup",
+                     row, support::printable(charge.job_id), problem);
+}
+
 void bind_charge(const Statement& insert, const Charge& charge, double amount) {
   sqlite3_stmt* s = insert.get();
   sqlite3_bind_text(s, 1, charge.job_id.data(), static_cast<int>(charge.job_id.size()), SQLITE_STATIC);
@@ -123,7 +150,11 @@ Expected<std::unique_ptr<DurableLedger>, LedgerError> DurableLedger::open(const 
   auto database = std::make_unique<Database>(Database{path, std::move(*connection), std::move(*insert)});
   std::unique_ptr<DurableLedger> ledger(new DurableLedger(std::move(database), std::move(config)));
   int status = SQLITE_ROW;
-  while ((status = sqlite3_step(rows->get())) == SQLITE_ROW) ledger->ledger_.add(read_charge(*rows));
+  for (std::int64_t row = 1; (status = sqlite3_step(rows->get())) == SQLITE_ROW; ++row) {
+    Charge charge = read_charge(*rows);
+    if (auto problem = row_problem(charge, row)) return failure(path, *problem);
+    ledger->ledger_.add(charge);
+  }
   if (status != SQLITE_DONE) return failure(path, db.last_error());
   return ledger;
 }

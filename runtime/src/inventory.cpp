@@ -1,4 +1,5 @@
 #include "allot/inventory.h"
+#include "allot/text.h"
 
 #include <algorithm>
 
@@ -47,7 +48,9 @@ std::optional<std::size_t> Inventory::find_node(std::string_view name) const {
 
 std::string InventoryError::to_string() const {
   const std::string location = line > 0 ? fmt::format("{}:{}:{}", file, line, column) : file;
-  return field.empty() ? fmt::format("{}: {}", location, message) : fmt::format("{}: {}: {}", location, field, message);
+  // Names, keys and values come from the input: never raw control bytes to a terminal.
+  return support::printable(field.empty() ? fmt::format("{}: {}", location, message)
+                                          : fmt::format("{}: {}: {}", location, field, message));
 }
 
 }  // namespace allot::runtime

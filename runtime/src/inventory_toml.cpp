@@ -10,12 +10,17 @@
 #include <fmt/format.h>
 
 #include "allot/inventory.h"
+
+#include "allot/files.h"
 #include "toml_fields.h"
 
 namespace allot::runtime {
 namespace {
 
 constexpr std::int64_t kMaxGroupNodes = 1'000'000;
+// Nodes in the whole inventory: with at most 1024 GPUs a node, every GPU count
+// of an inventory fits an int.
+constexpr std::int64_t kMaxInventoryNodes = 1'000'000;
 
 // What [[node]] and [[group]] have in common: the hardware and the state.
 struct NodeShape {
@@ -155,6 +160,10 @@ std::optional<InventoryError> InventoryBuilder::add_group(const toml::table& tab
   const NodeShape shape = read_shape(fields);
   const GroupBlocks blocks = read_group_blocks(fields, count);
   if (fields.error()) return fields.error();
+  if (count > kMaxInventoryNodes - static_cast<std::int64_t>(inventory_.nodes.size())) {
+    fields.fail("count", fmt::format("the group would make the inventory more than {} nodes", kMaxInventoryNodes));
+    return fields.error();
+  }
   for (std::int64_t i = 0; i < count; ++i) {
     const std::string name = fmt::format("{}{:0{}}", prefix, first + i, digits);
     if (!append_unique(make_node(name, shape, blocks.block_of(i)))) {
@@ -251,11 +260,10 @@ Expected<Inventory, InventoryError> parse_inventory(std::string_view text, const
 }
 
 Expected<Inventory, InventoryError> load_inventory(const std::string& path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return Failure{InventoryError{path, 0, 0, "", "cannot read the file"}};
-  std::ostringstream contents;
-  contents << stream.rdbuf();
-  return parse_inventory(contents.str(), path);
+  // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
+  auto contents = support::read_file(path, support::kMaxInventoryBytes);
+  if (!contents) return Failure{InventoryError{path, 0, 0, "", "cannot read the file: " + contents.error().reason}};
+  return parse_inventory(*contents, path);
 }
 
 }  // namespace allot::runtime

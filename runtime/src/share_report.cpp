@@ -65,7 +65,7 @@ ShareReport share_report(const CompiledPolicy& policy, const ClusterState& state
       row.account = account.name;
     }
     row.raw_shares = account.raw_shares;
-    row.share_form = account.use_parent         ? ShareForm::parent
+    row.share_form = account.use_parent       ? ShareForm::parent
                      : account.percent_shares ? ShareForm::percent
                                               : ShareForm::shares;
     row.policy_share = i == 0 ? 1.0 : account.share;
@@ -106,9 +106,12 @@ std::string share_report_text(const ShareReport& report) {
   const auto raw_shares = [](const ShareRow& row) -> std::string {
     if (row.path.empty()) return "";
     switch (row.share_form) {
-      case ShareForm::parent: return "parent";
-      case ShareForm::shares: return fmt::format("{:g}", row.raw_shares);
-      case ShareForm::percent: break;
+      case ShareForm::parent:
+        return "parent";
+      case ShareForm::shares:
+        return fmt::format("{:g}", row.raw_shares);
+      case ShareForm::percent:
+        break;
     }
     return fmt::format("{:g}%", row.raw_shares);
   };
@@ -121,11 +124,11 @@ std::string share_report_text(const ShareReport& report) {
   for (const ShareRow& row : report.rows) {
     const FairShareFields& f = row.fields;
     const bool root = row.path.empty();
-    out += line({account_column(row), row.user, raw_shares(row),
-                 number(f.shares_norm), fmt::format("{:.2f}", static_cast<double>(f.usage_raw)),
-                 root ? "" : number(f.usage_norm), number(f.usage_effective),
-                 root || (fair_tree && !f.user) ? "" : number(f.fair_share),
-                 root || !fair_tree ? "" : number(f.level_fs), f.user && fair_tree ? std::to_string(f.rank) : "",
+    out += line({account_column(row), row.user, raw_shares(row), number(f.shares_norm),
+                 fmt::format("{:.2f}", static_cast<double>(f.usage_raw)), root ? "" : number(f.usage_norm),
+                 number(f.usage_effective), root || (fair_tree && !f.user) ? "" : number(f.fair_share),
+                 root || !fair_tree || row.share_form == ShareForm::parent ? "" : number(f.level_fs),
+                 f.user && fair_tree ? std::to_string(f.rank) : "",
                  root ? "" : fmt::format("{:g}%", row.share_in_force * 100), number(row.cluster_share),
                  amount(row.owed), amount(row.delivered), fmt::format("{:.2f}", row.debt)});
   }
@@ -149,14 +152,18 @@ std::string share_report_json(const ShareReport& report) {
     item["share_form"] = row.share_form == ShareForm::parent   ? "parent"
                          : row.share_form == ShareForm::shares ? "shares"
                                                                : "percent";
-    item["raw_shares"] = row.path.empty() || row.share_form == ShareForm::parent ? Json(nullptr) : audit::finite(row.raw_shares);
+    item["raw_shares"] =
+        row.path.empty() || row.share_form == ShareForm::parent ? Json(nullptr) : audit::finite(row.raw_shares);
     item["policy_share"] = audit::finite(row.policy_share);
     item["norm_shares"] = audit::finite(f.shares_norm);
     item["raw_usage"] = value(f.usage_raw);
     item["norm_usage"] = value(f.usage_norm);
     item["effective_usage"] = value(f.usage_effective);
     item["fair_share"] = value(f.fair_share);
-    item["level_fs"] = report.algorithm == "classic" ? Json(nullptr) : value(f.level_fs);
+    // As sshare: no LevelFS under classic, nor for a `share parent` account.
+    item["level_fs"] = report.algorithm == "classic" || (!row.path.empty() && row.share_form == ShareForm::parent)
+                           ? Json(nullptr)
+                           : value(f.level_fs);
     item["rank"] = f.user && report.algorithm != "classic" ? Json(f.rank) : Json(nullptr);
     item["share_in_force"] = audit::finite(row.share_in_force);
     item["cluster_share"] = audit::finite(row.cluster_share);

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "allot/snapshot.h"
+
+#include "allot/files.h"
 #include "nearest_name.h"
 #include "snapshot_format.h"
 #include "toml_fields.h"
@@ -356,6 +358,9 @@ void Reader::read_amounts(std::string_view key, double min, std::map<std::string
   FieldReader fields(*node->as_table(), file_, std::string(key));
   for (auto&& [account, value] : *node->as_table()) {
     if (const auto amount = fields.optional_number(account.str(), min)) amounts[std::string(account.str())] = *amount;
+    const auto& where = value.source().begin;
+    snapshot_.amount_keys.push_back(Snapshot::AmountKey{std::string(key), std::string(account.str()), file_,
+                                                        static_cast<int>(where.line), static_cast<int>(where.column)});
   }
   fail(fields.error());
 }
@@ -372,11 +377,24 @@ Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const st
 }
 
 Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return Failure{SnapshotError{path, 0, 0, "", "cannot read the file"}};
-  std::ostringstream contents;
-  contents << stream.rdbuf();
-  return parse_snapshot(contents.str(), path);
+  // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
+  auto contents = support::read_file(path, support::kMaxStateBytes);
+  if (!contents) return Failure{SnapshotError{path, 0, 0, "", "cannot read the file: " + contents.error().reason}};
+  return parse_snapshot(*contents, path);
+}
+
+std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, const PolicyTables& tables) {
+  std::vector<std::string_view> paths;
+  for (const AccountInfo& account : tables.accounts) paths.push_back(account.path);
+  for (const Snapshot::AmountKey& key : snapshot.amount_keys) {
+    if (std::find(paths.begin(), paths.end(), key.account) != paths.end()) continue;
+    std::string message = fmt::format("`{}` is not an account of policy `{}`", key.account, tables.name);
+    const std::string nearest = nearest_name(key.account, paths);
+    message += nearest.empty() ? "; keys are account paths such as `program/user`"
+                               : fmt::format("; did you mean `{}`?", nearest);
+    return SnapshotError{key.file, key.line, key.column, key.table + "." + key.account, message};
+  }
+  return std::nullopt;
 }
 
 }  // namespace allot::runtime

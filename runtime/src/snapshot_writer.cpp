@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "allot/snapshot.h"
+
+#include "allot/files.h"
 #include "cycle/reasons.h"
 #include "snapshot_format.h"
 
@@ -162,11 +164,8 @@ std::string snapshot_text(const Snapshot& snapshot, const std::string& path) {
 
 std::optional<std::string> save_snapshot(const Snapshot& snapshot, const std::string& path) {
   const std::string text = snapshot_text(snapshot, path);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.flush();
-  if (!file) return fmt::format("cannot write `{}`", path);
-  return std::nullopt;
+  // Atomic and symlink-safe (`--apply` may write over the state it read).
+  return support::write_file_atomic(path, text);
 }
 
 }  // namespace allot::runtime

@@ -1,5 +1,7 @@
 #include "toml_fields.h"
 
+#include "allot/duration.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -48,29 +50,6 @@ Seconds seconds_since_epoch(const toml::date_time& stamp) {
   const sys_days day_start = year_month_day{year{stamp.date.year}, month{stamp.date.month}, day{stamp.date.day}};
   const Seconds day_seconds = stamp.time.hour * 3600 + stamp.time.minute * 60 + stamp.time.second;
   return day_start.time_since_epoch().count() * Seconds{86400} + day_seconds - stamp.offset->minutes * Seconds{60};
-}
-
-// "1h30m" -> 5400: whole numbers with the units d, h, m, s, largest first, each at most once.
-std::optional<Seconds> parse_duration_text(std::string_view text) {
-  constexpr std::string_view kUnits = "dhms";
-  constexpr Seconds kUnitSeconds[] = {86400, 3600, 60, 1};
-  constexpr Seconds kMaxNumber = 1'000'000'000;
-  Seconds total = 0;
-  std::size_t next_unit = 0, at = 0;
-  while (at < text.size()) {
-    Seconds number = 0;
-    const std::size_t digits_start = at;
-    for (; at < text.size() && text[at] >= '0' && text[at] <= '9' && number <= kMaxNumber; ++at) {
-      number = number * 10 + (text[at] - '0');
-    }
-    if (at == digits_start || at == text.size() || number > kMaxNumber) return std::nullopt;
-    const std::size_t unit = kUnits.find(text[at++], next_unit);
-    if (unit == std::string_view::npos) return std::nullopt;
-    total += number * kUnitSeconds[unit];
-    next_unit = unit + 1;
-  }
-  if (text.empty()) return std::nullopt;
-  return total;
 }
 
 }  // namespace
@@ -222,13 +201,16 @@ std::optional<Seconds> FieldReader::optional_duration(std::string_view key) {
   if (node == nullptr) return std::nullopt;
   if (node->is_integer()) {
     const std::int64_t seconds = *node->value<std::int64_t>();
-    if (seconds >= 0) return seconds;
-    fail(key, fmt::format("`{}` must not be negative, not {}", key, seconds));
+    if (support::duration_in_range(seconds)) return seconds;
+    fail(key, seconds < 0 ? fmt::format("`{}` must not be negative, not {}", key, seconds)
+                          : fmt::format("`{}` must be at most {} seconds (100 years), not {}", key,
+                                        support::kMaxDurationSeconds, seconds));
     return std::nullopt;
   }
   const std::string text = *node->value<std::string>();
-  if (auto seconds = parse_duration_text(text)) return seconds;
-  fail(key, fmt::format("`{}` must be a duration such as \"30m\", \"1h30m\" or \"7d\", not \"{}\"", key, text));
+  if (auto seconds = support::parse_duration(text)) return seconds;
+  fail(key, fmt::format("`{}` must be a duration such as \"30m\", \"1h30m\" or \"7d\", at most 100 years, not \"{}\"",
+                        key, text));
   return std::nullopt;
 }
 

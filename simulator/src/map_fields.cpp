@@ -1,5 +1,7 @@
 #include "map_fields.h"
 
+#include "allot/duration.h"
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -22,26 +24,6 @@ Seconds days_from_civil(int year, unsigned month, unsigned day) {
 Seconds epoch_seconds(const toml::date& date) { return days_from_civil(date.year, date.month, date.day) * 86400; }
 
 }  // namespace
-
-std::optional<Seconds> parse_duration(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  Seconds total = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    Seconds number = 0;
-    const std::size_t digits_start = i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-      number = number * 10 + (text[i++] - '0');
-      if (number > 1'000'000'000) return std::nullopt;
-    }
-    if (i == digits_start || i == text.size()) return std::nullopt;
-    const char unit = text[i++];
-    const Seconds scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
-    if (scale == 0) return std::nullopt;
-    total += number * scale;
-  }
-  return total;
-}
 
 MapFields::MapFields(const toml::table& table, const std::string& file, std::string prefix)
     : table_(table), file_(file), prefix_(std::move(prefix)) {}
@@ -108,11 +90,12 @@ std::optional<int> MapFields::count(std::string_view key, int min, int max) {
 std::optional<Seconds> MapFields::duration(std::string_view key) {
   const toml::node* node = table_.get(key);
   if (!node) return std::nullopt;
-  if (const auto* seconds = node->as_integer(); seconds && seconds->get() >= 0) return seconds->get();
+  if (const auto* seconds = node->as_integer(); seconds && support::duration_in_range(seconds->get()))
+    return seconds->get();
   if (const auto* text = node->as_string()) {
-    if (auto parsed = parse_duration(text->get())) return parsed;
+    if (auto parsed = support::parse_duration(text->get())) return parsed;
   }
-  fail(key, "expected a duration such as \"15m\", \"2h\" or \"1d\"");
+  fail(key, "expected a duration such as \"15m\", \"2h\" or \"1d\", at most 100 years");
   return std::nullopt;
 }
 

@@ -51,7 +51,4 @@ class MapFields {
   std::optional<TraceError> error_;
 };
 
-// Parses "15m", "2h", "1d12h", "90s"; nullopt for anything else.
-std::optional<Seconds> parse_duration(std::string_view text);
-
 }  // namespace allot::simulator

@@ -131,7 +131,8 @@ std::string render_json(const ReplayReport& report) {
   for (const auto& [name, file] : report.policies) json["policies"].push_back({{"name", name}, {"file", file}});
   json["workloads"] = Json::array();
   for (const ScenarioReport& scenario : report.scenarios) json["workloads"].push_back(workload_json(scenario));
-  return json.dump(2) + "\n";
+  // Names from files and policies may be any bytes: invalid UTF-8 is replaced, never thrown on.
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace allot::simulator

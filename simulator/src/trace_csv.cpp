@@ -2,6 +2,7 @@
 // the header names the columns, every error names the file, line and column.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <fstream>
@@ -9,6 +10,9 @@
 #include <unordered_map>
 
 #include "allot/simulator.h"
+
+#include "allot/duration.h"
+#include "allot/files.h"
 
 namespace allot::simulator {
 namespace {
@@ -37,13 +41,24 @@ Expected<std::vector<std::string>, std::string> split_fields(std::string_view li
   return fields;
 }
 
-// Column positions by name, from the header.
-using ColumnIndex = std::array<std::size_t, kColumns.size()>;
+// The latest submission a trace may have, in seconds from its start (the
+// longest replay, `--days 3660`), and the longest job: bounded so that no row
+// can make a replay allocate without end.
+constexpr std::int64_t kLatestSubmit = std::int64_t{3660} * 86400;
+
+// Column positions by name, from the header, and how many columns every row has
+// (the header may have more than the named ones, in any order; they are ignored).
+struct ColumnIndex {
+  std::array<std::size_t, kColumns.size()> at{};
+  std::size_t count = 0;
+  std::size_t operator[](std::size_t column) const { return at[column]; }
+};
 
 Expected<ColumnIndex, TraceError> read_header(std::string_view line, const std::string& file) {
   auto names = split_fields(line);
   if (!names) return unexpected(TraceError{file, 1, "", names.error()});
-  ColumnIndex index{};
+  ColumnIndex index;
+  index.count = names->size();
   for (std::size_t c = 0; c < kColumns.size(); ++c) {
     const auto found = std::find(names->begin(), names->end(), kColumns[c]);
     if (found == names->end()) {
@@ -51,7 +66,11 @@ Expected<ColumnIndex, TraceError> read_header(std::string_view line, const std::
                                    fmt::format("the header has no `{}` column; a trace has the columns {}", kColumns[c],
                                                fmt::join(kColumns, ","))});
     }
-    index[c] = static_cast<std::size_t>(found - names->begin());
+    if (std::find(found + 1, names->end(), kColumns[c]) != names->end()) {
+      return unexpected(
+          TraceError{file, 1, std::string(kColumns[c]), fmt::format("the header names `{}` twice", kColumns[c])});
+    }
+    index.at[c] = static_cast<std::size_t>(found - names->begin());
   }
   return index;
 }
@@ -81,9 +100,9 @@ Expected<TraceRow, TraceError> read_row(const std::vector<std::string>& fields, 
   row.user = fields[index[5]];
   row.status = fields[index[6]];
   if (row.job_id.empty()) return unexpected(TraceError{file, line, "job_id", "the job id is empty"});
-  auto submit = whole_number(fields[index[1]], 0, INT64_MAX / 4, file, line, "submit_s");
+  auto submit = whole_number(fields[index[1]], 0, kLatestSubmit, file, line, "submit_s");
   if (!submit) return unexpected(submit.error());
-  auto duration = whole_number(fields[index[2]], 0, INT64_MAX / 4, file, line, "duration_s");
+  auto duration = whole_number(fields[index[2]], 0, support::kMaxDurationSeconds, file, line, "duration_s");
   if (!duration) return unexpected(duration.error());
   auto gpus = whole_number(fields[index[3]], 1, 1'000'000, file, line, "gpus");
   if (!gpus) return unexpected(gpus.error());
@@ -118,9 +137,10 @@ Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, c
     if (line.empty()) continue;
     auto fields = split_fields(line);
     if (!fields) return unexpected(TraceError{file, line_number, "", fields.error()});
-    if (fields->size() != kColumns.size()) {
-      return unexpected(TraceError{file, line_number, "",
-                                   fmt::format("expected {} fields, found {}", kColumns.size(), fields->size())});
+    if (fields->size() != index->count) {
+      return unexpected(
+          TraceError{file, line_number, "",
+                     fmt::format("expected {} fields as in the header, found {}", index->count, fields->size())});
     }
     auto row = read_row(*fields, *index, file, line_number);
     if (!row) return unexpected(row.error());
@@ -137,11 +157,10 @@ Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, c
 }
 
 Expected<std::vector<TraceRow>, TraceError> read_trace(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return unexpected(TraceError{path, 0, "", "cannot read the file"});
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_trace(text.str(), path);
+  // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
+  auto contents = support::read_file(path, support::kMaxTraceBytes);
+  if (!contents) return unexpected(TraceError{path, 0, "", "cannot read the file: " + contents.error().reason});
+  return parse_trace(*contents, path);
 }
 
 }  // namespace allot::simulator

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "allot/simulator.h"
+
+#include "allot/files.h"
 #include "map_fields.h"
 #include "nearest.h"
 
@@ -124,11 +126,10 @@ Expected<TraceMap, TraceError> parse_trace_map(std::string_view text, const std:
 }
 
 Expected<TraceMap, TraceError> load_trace_map(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return unexpected(TraceError{path, 0, "", "cannot read the file"});
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_trace_map(text.str(), path);
+  // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
+  auto contents = support::read_file(path, support::kMaxMapBytes);
+  if (!contents) return unexpected(TraceError{path, 0, "", "cannot read the file: " + contents.error().reason});
+  return parse_trace_map(*contents, path);
 }
 
 std::optional<TraceError> check_trace_map(const TraceMap& map, const PolicyTables& tables) {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "allot/simulator.h"
+#include "allot/text.h"
 #include "class_choice.h"
 
 namespace allot::simulator {
@@ -95,7 +96,7 @@ std::optional<Scenario> parse_scenario(std::string_view name) {
 std::string TraceError::to_string() const {
   std::string text = line > 0 ? fmt::format("{}:{}: ", file, line) : fmt::format("{}: ", file);
   if (!field.empty()) text += fmt::format("field `{}`: ", field);
-  return text + message;
+  return support::printable(text + message);  // input bytes never reach a terminal raw
 }
 
 Expected<std::vector<int>, std::string> resolve_jobs(const Workload& workload, const PolicyTables& tables) {

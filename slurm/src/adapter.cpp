@@ -3,6 +3,7 @@
 // for a dry run so nothing the operator keeps is written.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,14 +18,35 @@
 namespace allot::slurm {
 namespace {
 
-// Takes an exclusive lock on `path`.lock without waiting; -1 and why on failure.
+// Takes an exclusive lock on the database file itself without waiting, so no
+// second adapter opens it however it is named (another path, a symlink, a hard
+// link: the lock belongs to the file, flock(2)). SQLite's own locks are
+// fcntl(2) locks, which flock does not touch. A missing file is created here
+// (SQLite initialises an empty one); an existing empty file is refused, since
+// it is a ledger that lost its contents, not a new one.
 Expected<int, std::string> lock_state(const std::string& path) {
-  const std::string lock_path = path + ".lock";
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return unexpected(fmt::format("cannot open `{}`: {}", lock_path, std::strerror(errno)));
+  bool created = false;
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    created = fd >= 0;
+  }
+  if (fd < 0) return unexpected(fmt::format("cannot open the ledger `{}`: {}", path, std::strerror(errno)));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return unexpected(fmt::format("the ledger `{}` is not a regular file", path));
+  }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    return unexpected(fmt::format("`{}` is in use by another adapter (lock `{}`)", path, lock_path));
+    return unexpected(fmt::format("the ledger `{}` is in use by another adapter (it holds the file's lock)", path));
+  }
+  if (!created && info.st_size == 0) {
+    ::close(fd);
+    return unexpected(
+        fmt::format("the ledger `{}` is an empty file, not an Allot ledger; a new ledger is created only where no file "
+                    "exists (remove it to start a new ledger, or restore it from a backup)",
+                    path));
   }
   return fd;
 }

@@ -19,7 +19,7 @@ struct Adapter::State {
   AdapterOptions options;
   std::string database;                // the state file, or a private copy of it in a dry run
   std::optional<std::string> scratch;  // the copy's folder, removed on close
-  int lock = -1;                       // flock on `database` + ".lock"
+  int lock = -1;                       // flock on the database file itself
   std::unique_ptr<AdapterStore> store;
   std::unique_ptr<runtime::DurableLedger> ledger;  // opened by the first pass (its unit needs the inventory)
   std::vector<runtime::Reservation> reservations;  // the last cycle's, for the next

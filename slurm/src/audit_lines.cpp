@@ -24,7 +24,7 @@ const char* kind_name(Action::Kind kind) {
 
 }  // namespace
 
-std::string action_json(const Action& action, Seconds now, const std::string& policy_hash) {
+std::string action_json(const Action& action, Seconds now, const std::string& policy_hash, bool dry_run) {
   Json record{{"time", runtime::format_timestamp(now)},
               {"policy", policy_hash},
               {"source", "slurm"},
@@ -34,8 +34,12 @@ std::string action_json(const Action& action, Seconds now, const std::string& po
   if (action.kind != Action::Kind::set_priority) record["for_job"] = action.for_job;
   if (action.kind == Action::Kind::requeue)
     record["lost_gpu_seconds"] = runtime::audit::finite(action.lost_gpu_seconds);
-  record["ok"] = action.error.empty();
-  if (!action.error.empty()) record["error"] = action.error;
+  if (dry_run) {
+    record["dry_run"] = true;  // what would have been written; nothing was
+  } else {
+    record["ok"] = action.error.empty();
+    if (!action.error.empty()) record["error"] = action.error;
+  }
   return runtime::audit::dump(record, -1);
 }
 

@@ -1,6 +1,9 @@
 // Reads mapping files (docs/SLURM.md "The mapping file"). toml++ exceptions
 // stop here; callers get a MapError naming the file, line and field.
 #include "job_map.h"
+#include "allot/text.h"
+
+#include "allot/files.h"
 
 #include <fnmatch.h>
 
@@ -152,7 +155,9 @@ std::string nearest_listed(const std::string& name, const std::vector<std::strin
 
 std::string MapError::to_string() const {
   const std::string where = line > 0 ? fmt::format("{}:{}", file, line) : file;
-  return field.empty() ? fmt::format("{}: {}", where, message) : fmt::format("{}: {}: {}", where, field, message);
+  // Names, keys and values come from the input: never raw control bytes to a terminal.
+  return support::printable(field.empty() ? fmt::format("{}: {}", where, message)
+                                          : fmt::format("{}: {}: {}", where, field, message));
 }
 
 Expected<JobMap, MapError> parse_job_map(const std::string& text, const std::string& file) {
@@ -166,11 +171,10 @@ Expected<JobMap, MapError> parse_job_map(const std::string& text, const std::str
 }
 
 Expected<JobMap, MapError> load_job_map(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return unexpected(MapError{path, 0, "", "cannot read the file"});
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_job_map(text.str(), path);
+  // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
+  auto contents = support::read_file(path, support::kMaxMapBytes);
+  if (!contents) return unexpected(MapError{path, 0, "", "cannot read the file: " + contents.error().reason});
+  return parse_job_map(*contents, path);
 }
 
 std::optional<MapError> check_job_map(const JobMap& map, const PolicyTables& tables) {

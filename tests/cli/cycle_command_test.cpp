@@ -140,3 +140,34 @@ TEST_CASE("allot cycle exits 1 on a bad snapshot or policy and 2 on usage or I/O
   CHECK(run_allot("cycle --state " + source("examples/states/saas-wednesday.toml")).exit_code == 2);
   CHECK(run_allot("cycle " + kWednesday + " --apply /no/such/folder/next.toml").exit_code == 2);
 }
+
+TEST_CASE("allot cycle refuses a usage or debt key that is not an account of the policy", "[cli][cycle]") {
+  TempFolder folder("allot-cycle-cli");
+  const std::string state = folder.file("typo.toml");
+  std::ofstream(state) << "now = 2026-12-02T09:00:00Z\ninventory = \"" << ALLOT_SOURCE_DIR
+                       << "/examples/clusters/saas-8gpu.toml\"\n\n[usage]\nproduct = 60\n\"exploraton/ana\" = 246\n";
+  const auto typo = run_allot("cycle --policy " + source("policies/saas.allot") + " --state '" + state + "'", true);
+  CHECK(typo.exit_code == 1);
+  CHECK_THAT(typo.out, Catch::Contains(state + ":6:20: usage.exploraton/ana: `exploraton/ana` is not an account of "
+                                               "policy `saas`; did you mean `exploration/ana`?"));
+}
+
+TEST_CASE("a failed --apply writes no audit record and leaves the old state", "[cli][cycle]") {
+  TempFolder folder("allot-cycle-cli");
+  const std::string audit = folder.file("audit.jsonl");
+  const auto failed = run_allot("cycle " + kWednesday + " --apply /no/such/folder/next.toml --audit '" + audit + "'");
+  CHECK(failed.exit_code == 2);
+  CHECK(read_text(audit).empty());
+  // --apply onto the state it read: the file is replaced whole, through a new file.
+  const std::string same = folder.file("state.toml");
+  std::string text = read_text(std::string(ALLOT_SOURCE_DIR) + "/examples/states/saas-wednesday.toml");
+  const std::string reference = "\"../clusters/saas-8gpu.toml\"";
+  REQUIRE(text.find(reference) != std::string::npos);
+  text.replace(text.find(reference), reference.size(),
+               "\"" + std::string(ALLOT_SOURCE_DIR) + "/examples/clusters/saas-8gpu.toml\"");
+  std::ofstream(same) << text;
+  const auto applied =
+      run_allot("cycle --policy " + source("policies/saas.allot") + " --state '" + same + "' --apply '" + same + "'");
+  CHECK(applied.exit_code == 0);
+  CHECK_THAT(read_text(same), Catch::Contains("stopping_at = 2026-12-02T09:05:00Z"));
+}

@@ -417,8 +417,13 @@ Comparison compare_shares(const Tree& tree, const char* mode, const std::map<int
     c.field(where, "RawUsage", static_cast<double>(json_number(r["raw_usage"])), as_double(s->second.usage_raw));
     c.field(where, "EffectvUsage", static_cast<double>(json_number(r["effective_usage"])),
             as_double(s->second.usage_effective));
-    if (fair) {
+    // sshare prints no LevelFS for a FairShare=parent association (its children
+    // are ranked one level up), and neither does `allot shares`.
+    if (fair && !(i > 0 && tree.nodes[i].use_parent)) {
       c.field(where, "LevelFS", static_cast<double>(json_number(r["level_fs"])), as_double(s->second.level_fs));
+    }
+    if (fair && i > 0 && tree.nodes[i].use_parent && !r["level_fs"].is_null()) {
+      c.differences.push_back(where + ": LevelFS of a `share parent` account should be empty, as sshare prints it");
     }
     if (i == 0) continue;
     c.field(where, "NormUsage", static_cast<double>(json_number(r["norm_usage"])), as_double(s->second.usage_norm));

@@ -52,7 +52,7 @@ std::string read_file(const std::string& path) {
 }
 
 // policies/saas.allot with each `from` replaced by its `to` (each must occur),
-// written to `folder`. Imports become absolute so the copy finds stdlib/.
+// written to `folder`. Its `stdlib/` imports are found in the import path.
 std::string saas_variant(const TempFolder& folder, const std::string& name,
                          const std::vector<std::pair<std::string, std::string>>& replacements) {
   std::string text = read_file(source_path("policies/saas.allot"));
@@ -61,9 +61,6 @@ std::string saas_variant(const TempFolder& folder, const std::string& name,
     INFO("policies/saas.allot no longer contains `" << from << "`");
     REQUIRE(at != std::string::npos);
     text.replace(at, from.size(), to);
-  }
-  for (std::size_t at = 0; (at = text.find("import \"stdlib/", at)) != std::string::npos; ++at) {
-    text.insert(at + 8, std::string(ALLOT_SOURCE_DIR) + "/");
   }
   const std::string path = folder.file(name);
   std::ofstream(path) << text;

@@ -2,6 +2,8 @@
 // nothing, and a file that is not a ledger is an error value.
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -96,6 +98,38 @@ TEST_CASE("a file that is not a ledger is an error naming it", "[runtime][ledger
   auto ledger = DurableLedger::open(path, LedgerConfig{});
   REQUIRE_FALSE(ledger);
   CHECK(ledger.error().message == "ledger `" + path + "`: file is not a database");
+}
+
+TEST_CASE("a ledger row no adapter could have written is refused on load, naming it", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  const std::string path = folder.file("ledger.db");
+  const auto edit = [&](const char* sql) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  };
+  const std::vector<std::pair<const char*, const char*>> damage = {
+      {"UPDATE charges SET gpus = -1e308",
+       "its resources (-1e+308 GPUs, 16 CPUs, 128 GiB) are not between 0 and 1000000"},
+      {"UPDATE charges SET cpus = 1e400", "its resources (2 GPUs, inf CPUs, 128 GiB) are not between 0 and 1000000"},
+      {"UPDATE charges SET charged_from = charged_until", "is empty or outside 1970 to 9999"},
+      {"UPDATE charges SET charged_until = 9223372036854775807", "is empty or outside 1970 to 9999"},
+      {"UPDATE charges SET account = ''", "it has no account"},
+  };
+  for (const auto& [sql, problem] : damage) {
+    INFO(sql);
+    std::filesystem::remove(path);
+    {
+      auto ledger = open_ledger(path);
+      REQUIRE(ledger->charge(gpus("exploration/ana", "j1", kStart, kStart + kHour, 2)));
+    }
+    edit(sql);
+    auto reopened = DurableLedger::open(path, LedgerConfig{});
+    REQUIRE_FALSE(reopened);
+    CHECK_THAT(reopened.error().message, Catch::Contains("charge row 1 (job `j1`) cannot be right"));
+    CHECK_THAT(reopened.error().message, Catch::Contains(problem));
+  }
 }
 
 TEST_CASE("a ledger with an impossible config is not opened", "[runtime][ledger][durable]") {

@@ -193,5 +193,5 @@ TEST_CASE("a TOML syntax error is reported with toml++'s reason and location", "
 TEST_CASE("a file that cannot be read is an error, not a crash", "[runtime][inventory]") {
   auto inventory = load_inventory("/nonexistent/cluster.toml");
   REQUIRE_FALSE(inventory);
-  CHECK(inventory.error().to_string() == "/nonexistent/cluster.toml: cannot read the file");
+  CHECK(inventory.error().to_string() == "/nonexistent/cluster.toml: cannot read the file: No such file or directory");
 }

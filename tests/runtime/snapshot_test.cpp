@@ -300,7 +300,14 @@ TEST_CASE("malformed snapshots get located errors", "[runtime][snapshot]") {
        "(2026-12-02T09:00:00Z)"},
       {"a bad duration", kBase + kJob + "expected_runtime = \"2 hours\"\n",
        "state.toml:16:20: job[0].expected_runtime: `expected_runtime` must be a duration such as \"30m\", \"1h30m\" or "
-       "\"7d\", not \"2 hours\""},
+       "\"7d\", at most 100 years, not \"2 hours\""},
+      {"a duration beyond 100 years", kBase + kJob + "requested_protect = 9223372036854775807\n",
+       "state.toml:16:21: job[0].requested_protect: `requested_protect` must be at most 3162240000 seconds (100 "
+       "years), "
+       "not 9223372036854775807"},
+      {"a duration text beyond 100 years", kBase + kJob + "expected_runtime = \"999999999d\"\n",
+       "state.toml:16:20: job[0].expected_runtime: `expected_runtime` must be a duration such as \"30m\", \"1h30m\" or "
+       "\"7d\", at most 100 years, not \"999999999d\""},
       {"a negative duration", kBase + kJob + "requested_protect = -60\n",
        "state.toml:16:21: job[0].requested_protect: `requested_protect` must not be negative, not -60"},
       {"an unknown label", kBase + kJob + "label = \"urgent\"\n",
@@ -355,7 +362,7 @@ TEST_CASE("malformed snapshots get located errors", "[runtime][snapshot]") {
 TEST_CASE("an unreadable snapshot or inventory names the file", "[runtime][snapshot]") {
   auto missing = load_snapshot("/no/such/state.toml");
   REQUIRE_FALSE(missing);
-  CHECK(missing.error().to_string() == "/no/such/state.toml: cannot read the file");
+  CHECK(missing.error().to_string() == "/no/such/state.toml: cannot read the file: No such file or directory");
   TempFolder folder("allot-snapshot-test");
   const std::string cluster = folder.file("cluster.toml");
   std::ofstream(cluster) << "[[node]]\nname = \"n\"\ngpu_type = \"h100\"\ngpus = 8\ncpus = 8\nmemory_gib = 8\n";

@@ -58,13 +58,39 @@ TEST_CASE("trace rows are read by the header's column names", "[simulator][trace
   CHECK((*rows)[0].line == 2);
 }
 
+TEST_CASE("a trace header may have more columns than the named ones, anywhere", "[simulator][trace]") {
+  // Extra columns first, in the middle and last: rows are read by the header's
+  // positions and must have as many fields as it has.
+  auto rows = parse_trace(
+      "site,cluster,job_id,submit_s,vc,duration_s,gpus,group,user,status,note\n"
+      "a,b,j1,10,x,600,4,g1,,completed,\"late, but fine\"\n",
+      "t.csv");
+  REQUIRE(rows);
+  REQUIRE(rows->size() == 1);
+  CHECK((*rows)[0].job_id == "j1");
+  CHECK((*rows)[0].duration == 600);
+  CHECK((*rows)[0].gpus == 4);
+  auto short_row =
+      parse_trace("site,job_id,submit_s,duration_s,gpus,group,user,status\nj1,10,600,4,g1,,completed\n", "t.csv");
+  REQUIRE_FALSE(short_row);
+  CHECK(short_row.error().to_string() == "t.csv:2: expected 8 fields as in the header, found 7");
+  auto twice = parse_trace("job_id,submit_s,duration_s,gpus,group,user,status,gpus\n", "t.csv");
+  REQUIRE_FALSE(twice);
+  CHECK(twice.error().to_string() == "t.csv:1: field `gpus`: the header names `gpus` twice");
+}
+
 TEST_CASE("trace errors name the file, the line and the column", "[simulator][trace]") {
   CHECK(trace_error("j1,0,60,two,g1,,completed\n") == "jobs.csv:2: field `gpus`: expected a whole number, found `two`");
   CHECK(trace_error("j1,0,60,1,g1,,completed\nj2,-5,60,1,g1,,completed\n") ==
-        "jobs.csv:3: field `submit_s`: `-5` is out of range; expected 0 to 2305843009213693951");
+        "jobs.csv:3: field `submit_s`: `-5` is out of range; expected 0 to 316224000");
+  // A far-future row or an endless job is refused, not replayed until memory runs out.
+  CHECK(trace_error("j1,2305843009213693952,60,1,g1,,completed\n") ==
+        "jobs.csv:2: field `submit_s`: `2305843009213693952` is out of range; expected 0 to 316224000");
+  CHECK(trace_error("j1,0,9223372036854775807,1,g1,,completed\n") ==
+        "jobs.csv:2: field `duration_s`: `9223372036854775807` is out of range; expected 0 to 3162240000");
   CHECK(trace_error("j1,0,60,0,g1,,completed\n") ==
         "jobs.csv:2: field `gpus`: `0` is out of range; expected 1 to 1000000");
-  CHECK(trace_error("j1,0,60,1,g1\n") == "jobs.csv:2: expected 7 fields, found 5");
+  CHECK(trace_error("j1,0,60,1,g1\n") == "jobs.csv:2: expected 7 fields as in the header, found 5");
   CHECK(trace_error("j1,0,60,1,g1,,completed\n\nj1,5,60,1,g1,,completed\n") ==
         "jobs.csv:4: field `job_id`: job `j1` appears twice (first on line 2)");
   CHECK(trace_error("\"j1,0,60,1,g1,,completed\n") == "jobs.csv:2: a quoted field is not closed");
@@ -81,7 +107,8 @@ TEST_CASE("mapping errors name the line and the field, with a suggestion", "[sim
   CHECK(map_error("[[group]]\nname = \"g1\"\naccunt = \"product\"\n") ==
         "map.toml:3: field `group[1].accunt`: unknown field `accunt`; did you mean `account`?");
   CHECK(map_error("[[class]]\nname = \"debug\"\nmax_duration = \"15 minutes\"\n") ==
-        "map.toml:3: field `class[1].max_duration`: expected a duration such as \"15m\", \"2h\" or \"1d\"");
+        "map.toml:3: field `class[1].max_duration`: expected a duration such as \"15m\", \"2h\" or \"1d\", at most 100 "
+        "years");
   CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\nlabel = \"urgent\"\n[[class]]\nname = \"x\"\n") ==
         "map.toml:4: field `group[1].label`: unknown label `urgent`; expected `high`, `medium`, `low` or `none`");
   CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\n") ==

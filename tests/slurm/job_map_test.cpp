@@ -101,8 +101,9 @@ TEST_CASE("mapping file mistakes name the file, line and field", "[slurm][map]")
       {"[adapter]\ncheckpoint_signal = \"USR3\"\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
        "map.toml:2: adapter.checkpoint_signal: unknown signal `USR3`; use USR1, USR2, TERM, INT, HUP or CONT"},
       {"[adapter]\ncharge_every = \"soon\"\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
-       "map.toml:2: adapter.charge_every: `charge_every` must be a duration such as \"30m\", \"1h30m\" or \"7d\", not "
-       "\"soon\""},
+       "map.toml:2: adapter.charge_every: `charge_every` must be a duration such as \"30m\", \"1h30m\" or \"7d\", at "
+       "most "
+       "100 years, not \"soon\""},
       {"[adapter]\npriority_floor = 1\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
        "map.toml:2: adapter.priority_floor: `priority_floor` must be between 2 and 4000000000, not 1"},
       {"[[account]]\naccount = 3\n[[class]]\nclass = \"c\"\n",

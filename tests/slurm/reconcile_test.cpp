@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "../runtime/temp_folder.h"
 #include "slurm_support.h"
@@ -271,6 +272,29 @@ TEST_CASE("a second adapter on the same state file is refused", "[slurm][reconci
   auto second = allot::slurm::Adapter::open(slurm, two_team_map(), options);
   REQUIRE_FALSE(second);
   CHECK_THAT(second.error(), Catch::Contains("in use by another adapter"));
+  // The lock is the file's, so no other name for it gets past: a symlink, a hard link.
+  std::filesystem::create_symlink(folder.file("state.db"), folder.file("link.db"));
+  std::filesystem::create_hard_link(folder.file("state.db"), folder.file("hard.db"));
+  for (const char* name : {"link.db", "hard.db"}) {
+    options.state_path = folder.file(name);
+    auto other = allot::slurm::Adapter::open(slurm, two_team_map(), options);
+    REQUIRE_FALSE(other);
+    CHECK_THAT(other.error(), Catch::Contains("in use by another adapter"));
+  }
+}
+
+TEST_CASE("an empty ledger file is refused, not started again as a new ledger", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  std::ofstream(folder.file("state.db")).flush();
+  allot::slurm::AdapterOptions options;
+  options.state_path = folder.file("state.db");
+  auto adapter = allot::slurm::Adapter::open(slurm, two_team_map(), options);
+  REQUIRE_FALSE(adapter);
+  CHECK_THAT(adapter.error(), Catch::Contains("is an empty file, not an Allot ledger"));
+  // A missing file is a new ledger, and a closed adapter leaves a ledger that opens again.
+  { REQUIRE(open_adapter(slurm, folder.file("new.db")) != nullptr); }
+  CHECK(open_adapter(slurm, folder.file("new.db")) != nullptr);
 }
 
 }  // namespace slurm_test

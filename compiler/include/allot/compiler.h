@@ -51,6 +51,10 @@ struct Diagnostic {
   std::string help;  // empty when there is no suggestion
 };
 
+// The folder holding Allot's standard library (stdlib/), where imports are
+// looked up when the importing file's folder does not have them.
+std::vector<std::string> default_import_path();
+
 // What the checker needs to know about the world outside the policy text.
 struct CheckOptions {
   // "Today" for review dates and exception expiry; the system date when empty.
@@ -59,6 +63,12 @@ struct CheckOptions {
   int review_warning_days = 14;
   // An exception may not expire further than this many days after today.
   int max_exception_horizon_days = 90;
+  // Folders an import is looked up in after the importing file's own folder
+  // (docs/LANGUAGE.md, "Imports"); by default the one that holds Allot's stdlib/.
+  std::vector<std::string> import_path = default_import_path();
+  // Imports may name absolute paths and files outside the root policy's folder
+  // and the import path. Off: a policy can read only what sits beside it.
+  bool allow_outside_imports = false;
 };
 
 // The text of every file that was read, so renderers can quote source lines.

@@ -24,6 +24,7 @@ void check_program(const Program& program, const CheckContext& context) {
   check_contracts(scope, context);
   check_types(program, scope, context);
   check_gates(program, scope, context);
+  check_limits(program, scope, context);
 }
 
 namespace {
@@ -31,7 +32,7 @@ namespace {
 void check_one(const std::string& path, const std::string* text, const CheckOptions& options, SourceManager& sources,
                std::vector<Diagnostic>& out) {
   DiagnosticSink diagnostics(sources);
-  Program program = load_program(path, text, sources, diagnostics);
+  Program program = load_program(path, text, sources, diagnostics, options);
   CheckContext context{sources, options, options.today.value_or(system_today()), diagnostics};
   check_program(program, context);
   for (auto& diagnostic : diagnostics.take_sorted()) out.push_back(std::move(diagnostic));

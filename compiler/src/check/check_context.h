@@ -51,6 +51,11 @@ void check_contracts(const Scope& scope, const CheckContext& context);
 // unknown names and fields; recursion.
 void check_types(const Program& program, const Scope& scope, const CheckContext& context);
 
+// limit_check.cpp: resource limits (inlined size of rank and preempt, the
+// window's ledger buckets), so a policy that checks clean compiles and runs in
+// bounded time and memory.
+void check_limits(const Program& program, const Scope& scope, const CheckContext& context);
+
 // gate_check.cpp: rollout gates (metric, threshold unit, class subject, window).
 void check_gates(const Program& program, const Scope& scope, const CheckContext& context);
 

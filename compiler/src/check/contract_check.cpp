@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "allot/duration.h"
 #include "check_context.h"
 
 namespace allot {
@@ -82,11 +83,17 @@ Properties first_properties(const ast::ClassDecl& decl, const CheckContext& cont
 
 // --- values ------------------------------------------------------------------------
 
+// The most GPUs or nodes a class may allow one job (no cluster has more).
+constexpr double kMaxClassCount = 1'000'000;
+
 bool value_is_valid(const ast::ClassProperty& property) {
   if (property.kind == Kind::max_gpus || property.kind == Kind::max_nodes) {
-    return property.value >= 1 && std::floor(property.value) == property.value;
+    return property.value >= 1 && property.value <= kMaxClassCount && std::floor(property.value) == property.value;
   }
-  if (is_duration(property.kind)) return property.value > 0;
+  // At most the longest duration any input may state, so no contract's time
+  // arithmetic (start + protect + grace) can overflow.
+  if (is_duration(property.kind))
+    return property.value > 0 && property.value <= static_cast<double>(support::kMaxDurationSeconds);
   if (property.kind == Kind::slo) return property.value > 0 && property.value <= 100;
   return true;
 }
@@ -96,7 +103,7 @@ void report_invalid_value(const ast::ClassDecl& decl, const ast::ClassProperty& 
   if (is_duration(property.kind)) {
     context.diagnostics
         .error("invalid_duration", property.span,
-               fmt::format("`{}` of class `{}` must be longer than 0", name, decl.name))
+               fmt::format("`{}` of class `{}` must be longer than 0 and at most 100 years", name, decl.name))
         .help(fmt::format("write a duration such as `{} 15m`, or remove the line", name));
   } else if (property.kind == Kind::slo) {
     context.diagnostics
@@ -106,7 +113,7 @@ void report_invalid_value(const ast::ClassDecl& decl, const ast::ClassProperty& 
   } else {
     context.diagnostics
         .error("invalid_contract", property.span,
-               fmt::format("`{}` of class `{}` must be a whole number of at least 1", name, decl.name))
+               fmt::format("`{}` of class `{}` must be a whole number from 1 to 1000000", name, decl.name))
         .help(fmt::format("write `{} 1` or more", name));
   }
 }

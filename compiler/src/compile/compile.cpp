@@ -19,7 +19,7 @@ struct Lowered {
 // The policy of `path` lowered, or nullopt after reporting why it cannot be.
 std::optional<Lowered> check_and_lower(const std::string& path, const std::string* text, const CheckOptions& options,
                                        SourceManager& sources, DiagnosticSink& diagnostics) {
-  const Program program = load_program(path, text, sources, diagnostics);
+  const Program program = load_program(path, text, sources, diagnostics, options);
   const CheckContext context{sources, options, options.today.value_or(system_today()), diagnostics};
   check_program(program, context);
   if (diagnostics.has_errors()) return std::nullopt;

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "allot/files.h"
+
 #include "../parse/build_ast.h"
 #include "../parse/parse_tree.h"
 
@@ -18,14 +20,10 @@ namespace fs = std::filesystem;
 // Invariant: an import chain longer than this is reported, not followed.
 constexpr std::size_t kMaxImportDepth = 32;
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::error_code error;
-  if (!fs::is_regular_file(path, error)) return std::nullopt;
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return std::nullopt;
-  std::ostringstream contents;
-  contents << stream.rdbuf();
-  return contents.str();
+// A policy or library file, bounded (support/files.h): a folder, FIFO or
+// device is refused rather than read, a file over the limit is not read at all.
+Expected<std::string, support::FileError> read_source(const std::string& path) {
+  return support::read_file(path, kMaxSourceBytes);
 }
 
 std::string canonical(const std::string& path) {
@@ -34,31 +32,92 @@ std::string canonical(const std::string& path) {
   return error ? path : result.string();
 }
 
-std::optional<std::string> resolve_import(const std::string& importer, const std::string& target) {
-  if (fs::path(target).is_absolute()) return fs::exists(target) ? std::optional(target) : std::nullopt;
-  std::error_code error;
-  fs::path folder = fs::absolute(importer, error).parent_path();
-  while (true) {
-    fs::path candidate = folder / target;
-    if (fs::is_regular_file(candidate, error)) {
-      return fs::relative(candidate, fs::current_path(), error).lexically_normal().string();
+// Where an import may come from: the root file's folder and the import path,
+// as canonical folders (symlinks resolved).
+class ImportRules {
+ public:
+  ImportRules(const std::string& root_file, const CheckOptions& options) : options_(options) {
+    std::error_code error;
+    const fs::path folder = fs::absolute(root_file, error).parent_path();
+    roots_.push_back(fs::weakly_canonical(folder, error));
+    for (const auto& entry : options.import_path) {
+      const fs::path root = fs::weakly_canonical(fs::absolute(entry, error), error);
+      if (!error) roots_.push_back(root);
     }
-    if (!folder.has_parent_path() || folder.parent_path() == folder) return std::nullopt;
-    folder = folder.parent_path();
   }
-}
+
+  // The file `target` names from `importer`, why it is refused, or neither (not found).
+  struct Resolution {
+    std::optional<std::string> path;
+    std::optional<std::string> refusal;
+  };
+
+  Resolution resolve(const std::string& importer, const std::string& target) const {
+    if (!fs::path(target).has_extension() || fs::path(target).extension() != ".allot") {
+      return {std::nullopt, fmt::format("`{}` is not an `.allot` file; only policy libraries can be imported", target)};
+    }
+    std::vector<fs::path> candidates;
+    if (fs::path(target).is_absolute()) {
+      if (!options_.allow_outside_imports) {
+        return {std::nullopt,
+                fmt::format("`{}` is an absolute path; imports are relative to the importing file or the import path",
+                            target)};
+      }
+      candidates.push_back(target);
+    } else {
+      std::error_code error;
+      candidates.push_back(fs::absolute(importer, error).parent_path() / target);
+      for (const auto& entry : options_.import_path) candidates.push_back(fs::path(entry) / target);
+    }
+    for (const fs::path& candidate : candidates) {
+      std::error_code error;
+      if (!fs::is_regular_file(candidate, error)) continue;
+      const fs::path real = fs::weakly_canonical(candidate, error);
+      if (!options_.allow_outside_imports && !inside_roots(real)) {
+        return {std::nullopt,
+                fmt::format("`{}` is `{}`, outside the policy's folder and the import path", target, real.string())};
+      }
+      return {shown(candidate), std::nullopt};
+    }
+    return {};
+  }
+
+ private:
+  bool inside_roots(const fs::path& file) const {
+    for (const fs::path& root : roots_) {
+      const fs::path relative = file.lexically_relative(root);
+      if (!relative.empty() && *relative.begin() != "..") return true;
+    }
+    return false;
+  }
+
+  // Relative to the working folder when below it, as people typed it.
+  static std::string shown(const fs::path& file) {
+    std::error_code error;
+    const fs::path relative = fs::relative(file, fs::current_path(), error).lexically_normal();
+    if (error || relative.empty() || *relative.begin() == "..") return file.lexically_normal().string();
+    return relative.string();
+  }
+
+  const CheckOptions& options_;
+  std::vector<fs::path> roots_;
+};
 
 class Loader {
  public:
-  Loader(SourceManager& sources, DiagnosticSink& diagnostics) : sources_(sources), diagnostics_(diagnostics) {}
+  Loader(SourceManager& sources, DiagnosticSink& diagnostics, const ImportRules& rules)
+      : sources_(sources), diagnostics_(diagnostics), rules_(rules) {}
 
   Program load(const std::string& path, const std::string* text) {
-    std::optional<std::string> contents = text ? std::optional(*text) : read_file(path);
+    if (text) {
+      load_module(path, *text);
+      return std::move(program_);
+    }
+    auto contents = read_source(path);
     if (!contents) {
       FileId file = sources_.add(path, "");
-      diagnostics_.error("io_error", {file, {0, 0}, {0, 0}}, fmt::format("cannot read `{}`", path))
-          .help("check that the path exists and is a readable file");
-      program_.root_unreadable = true;
+      report_unreadable(file, path, contents.error(), Span{file, {0, 0}, {0, 0}});
+      program_.root_unreadable = contents.error().problem != support::FileProblem::too_large;
       return std::move(program_);
     }
     load_module(path, std::move(*contents));
@@ -87,11 +146,19 @@ class Loader {
   }
 
   void load_import(const std::string& importer, const ast::Import& import) {
-    auto resolved = resolve_import(importer, import.path);
+    const ImportRules::Resolution resolution = rules_.resolve(importer, import.path);
+    if (resolution.refusal) {
+      diagnostics_.error("import_refused", import.span, *resolution.refusal)
+          .help(
+              "import library files from the policy's folder or the import path (`--import-path DIR`); "
+              "`--allow-outside-imports` lifts this for trusted policies");
+      return;
+    }
+    const std::optional<std::string>& resolved = resolution.path;
     if (!resolved) {
       diagnostics_.error("import_not_found", import.span, fmt::format("cannot find `{}`", import.path))
-          .note(fmt::format("looked in the folder of `{}` and every folder above it", importer))
-          .help("import paths are relative to the importing file or to a folder above it");
+          .note(fmt::format("looked in the folder of `{}` and in the import path", importer))
+          .help("import paths are relative to the importing file or to a folder of the import path");
       return;
     }
     const std::string key = canonical(*resolved);
@@ -110,9 +177,14 @@ class Loader {
           .note(fmt::format("at most {} files may import each other in a chain", kMaxImportDepth));
       return;
     }
-    auto contents = read_file(*resolved);
+    auto contents = read_source(*resolved);
     if (!contents) {
-      diagnostics_.error("import_not_found", import.span, fmt::format("cannot read `{}`", *resolved));
+      if (contents.error().problem == support::FileProblem::too_large) {
+        report_unreadable(sources_.add(*resolved, ""), *resolved, contents.error(), import.span);
+      } else {
+        diagnostics_.error("import_not_found", import.span,
+                           fmt::format("cannot read `{}`: {}", *resolved, contents.error().reason));
+      }
       return;
     }
     std::size_t index = load_module(*resolved, std::move(*contents));
@@ -122,8 +194,24 @@ class Loader {
     }
   }
 
+  // A file that cannot be read: too large (input_too_large, as parse_tree
+  // reports a text), or the operating system's reason (io_error).
+  void report_unreadable(FileId file, const std::string& path, const support::FileError& error, Span where) {
+    if (error.problem == support::FileProblem::too_large) {
+      diagnostics_
+          .error(
+              "input_too_large", where.file == file ? Span{file, {1, 1}, {1, 1}} : where,
+              fmt::format("`{}` is {} bytes, more than the {} a policy may have", path, error.bytes, kMaxSourceBytes))
+          .help("split the policy into library files and `import` them");
+      return;
+    }
+    diagnostics_.error("io_error", where, fmt::format("cannot read `{}`: {}", path, error.reason))
+        .help("check that the path exists and is a readable file");
+  }
+
   SourceManager& sources_;
   DiagnosticSink& diagnostics_;
+  const ImportRules& rules_;
   Program program_;
   std::vector<std::pair<std::string, std::string>> loading_;  // chain being loaded: canonical, shown
   std::set<std::string> loaded_;                              // canonical paths of loaded files
@@ -132,8 +220,11 @@ class Loader {
 }  // namespace
 
 Program load_program(const std::string& path, const std::string* text, SourceManager& sources,
-                     DiagnosticSink& diagnostics) {
-  return Loader(sources, diagnostics).load(path, text);
+                     DiagnosticSink& diagnostics, const CheckOptions& options) {
+  const ImportRules rules(path, options);
+  return Loader(sources, diagnostics, rules).load(path, text);
 }
+
+std::vector<std::string> default_import_path() { return {ALLOT_STDLIB_ROOT}; }
 
 }  // namespace allot

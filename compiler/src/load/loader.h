@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "allot/compiler.h"
+
 #include "../ast.h"
 #include "../diagnostics.h"
 
@@ -17,10 +19,12 @@ struct Program {
 };
 
 // Loads `path` (or `text` when given, named `path`) and its imports.
-// An import is looked up relative to the importing file's folder, then
-// relative to each folder above it, so `import "stdlib/x.allot"` works from
-// any folder of a repository whose root holds stdlib/.
+// An import names an `.allot` file, looked up relative to the importing file's
+// folder, then relative to each folder of `options.import_path`. Unless
+// `options.allow_outside_imports`, an absolute path is refused, and so is a
+// file that lies (after `..` and symlinks) outside the root file's folder and
+// the import path: a policy cannot make a privileged adapter read /etc/shadow.
 Program load_program(const std::string& path, const std::string* text, SourceManager& sources,
-                     DiagnosticSink& diagnostics);
+                     DiagnosticSink& diagnostics, const CheckOptions& options = {});
 
 }  // namespace allot

@@ -7,13 +7,14 @@
 #include <string>
 
 #include "../diagnostics.h"
+#include "allot/files.h"
 #include "allot/grammar/AllotLexer.h"
 #include "allot/grammar/AllotParser.h"
 
 namespace allot {
 
 // Limits that keep any input, however hostile, cheap to reject.
-inline constexpr std::size_t kMaxSourceBytes = 1 << 20;
+inline constexpr std::size_t kMaxSourceBytes = support::kMaxPolicyBytes;
 inline constexpr std::size_t kMaxRuleDepth = 200;
 // Left-associative chains (`a + b + c ...`) nest in the tree without nesting in
 // the parser; every later pass recurses over the tree, so its depth is bounded too.

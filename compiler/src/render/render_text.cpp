@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "allot/compiler.h"
+#include "allot/text.h"
 
 namespace allot {
 namespace {
@@ -64,7 +65,7 @@ void render_snippet(std::string& out, const Diagnostic& d, const std::string& te
   const int last = d.span.end_line == d.span.line ? d.span.end_column : line_length + 1;
   const int width = std::max(1, last - d.span.column);
   out += fmt::format("{}{} |{}\n", p.gutter, pad, p.reset);
-  out += fmt::format("{}{} |{} {}\n", p.gutter, number, p.reset, line);
+  out += fmt::format("{}{} |{} {}\n", p.gutter, number, p.reset, support::printable(line));
   const char* color = d.severity == Severity::error ? p.error : p.warning;
   out += fmt::format("{}{} |{} {}{}{}{}\n", p.gutter, pad, p.reset, indent_to(line, d.span.column), color,
                      std::string(static_cast<std::size_t>(width), '^'), p.reset);
@@ -73,22 +74,26 @@ void render_snippet(std::string& out, const Diagnostic& d, const std::string& te
 void render_one(std::string& out, const Diagnostic& d, const SourceTexts& sources, const Palette& p) {
   const bool error = d.severity == Severity::error;
   out += fmt::format("{}{}[{}]{}{}: {}{}\n", error ? p.error : p.warning, error ? "error" : "warning", d.code, p.reset,
-                     p.bold, d.message, p.reset);
+                     p.bold, support::printable(d.message), p.reset);
   if (d.span.line <= 0) {
-    out += fmt::format("  {}-->{} {}\n", p.gutter, p.reset, d.span.file);
+    out += fmt::format("  {}-->{} {}\n", p.gutter, p.reset, support::printable(d.span.file));
   } else {
     const std::string pad(std::to_string(d.span.line).size(), ' ');
-    out += fmt::format("{}{}-->{} {}:{}:{}\n", pad, p.gutter, p.reset, d.span.file, d.span.line, d.span.column);
+    out += fmt::format("{}{}-->{} {}:{}:{}\n", pad, p.gutter, p.reset, support::printable(d.span.file), d.span.line,
+                       d.span.column);
     auto source = sources.find(d.span.file);
     if (source != sources.end()) render_snippet(out, d, source->second, p);
   }
   const std::string pad(d.span.line > 0 ? std::to_string(d.span.line).size() : 1, ' ');
   for (const auto& note : d.notes) {
-    out += fmt::format("{} {}={} {}note{}: {}", pad, p.gutter, p.reset, p.bold, p.reset, note.message);
-    if (note.span) out += fmt::format(" ({}:{}:{})", note.span->file, note.span->line, note.span->column);
+    out +=
+        fmt::format("{} {}={} {}note{}: {}", pad, p.gutter, p.reset, p.bold, p.reset, support::printable(note.message));
+    if (note.span)
+      out += fmt::format(" ({}:{}:{})", support::printable(note.span->file), note.span->line, note.span->column);
     out += "\n";
   }
-  if (!d.help.empty()) out += fmt::format("{} {}={} {}help{}: {}\n", pad, p.gutter, p.reset, p.bold, p.reset, d.help);
+  if (!d.help.empty())
+    out += fmt::format("{} {}={} {}help{}: {}\n", pad, p.gutter, p.reset, p.bold, p.reset, support::printable(d.help));
 }
 
 }  // namespace

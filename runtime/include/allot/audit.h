@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "allot/cycle.h"
 #include "allot/expected.h"
@@ -31,7 +32,9 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
 // disk (fdatasync) before it returns.
 class AuditLog {
  public:
-  // Opens (creating if needed) `path` for appending; the reason on failure.
+  // Opens (creating if needed) the regular file `path` for appending, never
+  // through a symlink. A torn last line (a crash in the middle of a write) is
+  // cut off, so the next record starts on a line of its own. The reason on failure.
   static Expected<AuditLog, std::string> open(const std::string& path, bool sync = false);
   AuditLog(AuditLog&& other) noexcept;
   AuditLog& operator=(AuditLog&& other) noexcept;
@@ -41,6 +44,8 @@ class AuditLog {
 
   // Appends the records of one cycle; the reason on failure.
   std::optional<std::string> append(const CycleResult& result, const Inventory& inventory);
+  // Appends whole lines (each ending in "\n") in one write; the reason on failure.
+  std::optional<std::string> append_lines(std::string_view lines);
 
  private:
   AuditLog(int descriptor, std::string path, bool sync)

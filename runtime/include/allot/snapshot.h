@@ -8,10 +8,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allot/cycle.h"
 #include "allot/expected.h"
 #include "allot/inventory.h"
+#include "allot/policy.h"
 
 namespace allot::runtime {
 
@@ -24,7 +26,22 @@ struct Snapshot {
   // The inventory file the snapshot refers to (`inventory = "..."`), as a path
   // usable from the current directory; empty when the inventory is inline.
   std::string inventory_file;
+  // Where each key of `[usage]`, `[debt]` and `[owed]` was written, to check
+  // them against a policy's tree (check_snapshot_accounts).
+  struct AmountKey {
+    std::string table;  // "usage", "debt" or "owed"
+    std::string account;
+    std::string file;
+    int line = 0;
+    int column = 0;
+  };
+  std::vector<AmountKey> amount_keys;
 };
+
+// The first key of `[usage]`, `[debt]` or `[owed]` that is not an account of
+// `tables` (a typo would otherwise set that account's usage to 0), with a
+// suggestion; nullopt when every key names an account ("" is the root).
+std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, const PolicyTables& tables);
 
 // Reads and validates a snapshot file. A referenced inventory is read relative
 // to the snapshot's folder; its errors name the inventory file.

@@ -176,7 +176,6 @@ std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const Cluste
   return fields;
 }
 
-
 // Running GPUs, pending jobs and dominant shares, each over the account's subtree.
 void fill_activity(const PolicyTables& tables, const AccountActivity& activity, const ResourceAmounts& capacity,
                    const TreeView& view, Columns& columns) {

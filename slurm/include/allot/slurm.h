@@ -200,8 +200,9 @@ class Adapter {
   std::unique_ptr<State> state_;
 };
 
-// Audit log lines (JSON, one object per line, docs/SLURM.md "Audit log").
-std::string action_json(const Action& action, Seconds now, const std::string& policy_hash);
+// Audit log lines (JSON, one object per line, docs/SLURM.md "Audit log"). A
+// dry run's actions were never sent to Slurm: `dry_run` marks them so.
+std::string action_json(const Action& action, Seconds now, const std::string& policy_hash, bool dry_run = false);
 std::string start_json(const ObservedStart& start, Seconds now);
 
 }  // namespace allot::slurm

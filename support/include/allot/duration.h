@@ -1,0 +1,24 @@
+// Durations as every reader of Allot's inputs accepts them (snapshots,
+// inventories, replay and Slurm maps, the command line): one grammar and one
+// range, so no stated duration can overflow the time arithmetic it enters.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace allot::support {
+
+// The longest duration any input may state: 100 years. A time before year
+// 10000 plus a duration of this stays far inside std::int64_t seconds.
+inline constexpr std::int64_t kMaxDurationSeconds = std::int64_t{100} * 366 * 86400;
+
+// "1h30m" -> 5400: whole numbers with the units w, d, h, m, s, largest first,
+// each at most once ("90s", "7d", "2w3d"). nullopt for anything else, and for
+// durations longer than kMaxDurationSeconds.
+std::optional<std::int64_t> parse_duration(std::string_view text);
+
+// True when `seconds` is a duration an input may state: 0 to kMaxDurationSeconds.
+constexpr bool duration_in_range(std::int64_t seconds) { return seconds >= 0 && seconds <= kMaxDurationSeconds; }
+
+}  // namespace allot::support
