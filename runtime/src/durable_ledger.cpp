@@ -49,7 +49,8 @@ constexpr const char* kSelectAll =
 using Failure = Unexpected<LedgerError>;
 
 Failure failure(const std::string& path, const std::string& reason) {
-  return Failure{LedgerError{fmt::format("ledger `{}`: {}", path, reason)}};
+  // SQLite's messages quote the file's bytes (a damaged schema): never raw to a terminal.
+  return Failure{LedgerError{support::printable(fmt::format("ledger `{}`: {}", path, reason))}};
 }
 
 std::optional<std::string> configure(const SqliteConnection& db, Durability durability) {
@@ -105,7 +106,7 @@ std::optional<std::string> row_problem(const Charge& charge, std::int64_t row) {
                           charge.resources.gpus, charge.resources.cpus, charge.resources.memory_gib);
   if (problem.empty()) return std::nullopt;
   return fmt::format("charge row {} (job `{}`) cannot be right: {}; the ledger is damaged, restore it from a backup",
-                     row, support::printable(charge.job_id), problem);
+                     row, charge.job_id, problem);
 }
 
 void bind_charge(const Statement& insert, const Charge& charge, double amount) {

@@ -5,6 +5,8 @@
 // an account already defined (or root).
 #include "allot/slurm_import.h"
 
+#include "allot/text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -78,11 +80,12 @@ Expected<Line, std::string> parse_line(std::string_view text) {
     return value;
   };
   line.name = unquote(fields.front());
-  if (line.name.empty()) return unexpected(fmt::format("`{}` has no name", line.kind));
+  if (line.name.empty()) return unexpected(fmt::format("`{}` has no name", support::printable(line.kind)));
   for (std::size_t i = 1; i < fields.size(); ++i) {
     if (fields[i].empty()) continue;
     const std::size_t equals = fields[i].find('=');
-    if (equals == std::string::npos) return unexpected(fmt::format("option `{}` has no `=`", fields[i]));
+    if (equals == std::string::npos)
+      return unexpected(fmt::format("option `{}` has no `=`", support::printable(fields[i])));
     line.options.emplace_back(fields[i].substr(0, equals), unquote(fields[i].substr(equals + 1)));
   }
   return line;

@@ -16,7 +16,7 @@ struct Command {
 };
 
 std::string strip_trailing_spaces(std::string text) {
-  const std::size_t end = text.find_last_not_of(" \t");
+  const std::size_t end = text.find_last_not_of(" \t\r");  // a CR before spaces ends a line too
   text.erase(end == std::string::npos ? 0 : end + 1);
   return text;
 }
