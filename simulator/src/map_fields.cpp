@@ -112,17 +112,28 @@ int MapFields::label(std::string_view key) {
 }
 
 std::optional<Seconds> MapFields::timestamp(std::string_view key) {
+  // 1970 to 9999, as snapshots take times: a replay adds trace offsets to it.
+  constexpr Seconds kLatest = 253402300799;  // 9999-12-31T23:59:59Z
   const toml::node* node = table_.get(key);
   if (!node) return std::nullopt;
-  if (const auto* seconds = node->as_integer()) return seconds->get();
-  if (const auto* date = node->as_date()) return epoch_seconds(date->get());
-  if (const auto* value = node->as_date_time(); value && value->get().offset) {
+  std::optional<Seconds> seconds;
+  if (const auto* integer = node->as_integer()) {
+    seconds = integer->get();
+  } else if (const auto* date = node->as_date()) {
+    seconds = epoch_seconds(date->get());
+  } else if (const auto* value = node->as_date_time(); value && value->get().offset) {
     const toml::date_time& time = value->get();
-    return epoch_seconds(time.date) + time.time.hour * 3600 + time.time.minute * 60 + time.time.second -
-           time.offset->minutes * 60;
+    seconds = epoch_seconds(time.date) + time.time.hour * 3600 + time.time.minute * 60 + time.time.second -
+              time.offset->minutes * 60;
+  } else {
+    fail(key, "expected a UTC date-time such as 2026-11-30T00:00:00Z");
+    return std::nullopt;
   }
-  fail(key, "expected a UTC date-time such as 2026-11-30T00:00:00Z");
-  return std::nullopt;
+  if (*seconds < 0 || *seconds > kLatest) {
+    fail(key, "expected a time from 1970 to 9999, such as 2026-11-30T00:00:00Z");
+    return std::nullopt;
+  }
+  return seconds;
 }
 
 void MapFields::reject_unknown_keys(const std::vector<std::string>& known) {

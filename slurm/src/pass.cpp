@@ -10,6 +10,7 @@
 
 #include "allot/account_columns.h"
 #include "cluster_view.h"
+#include "crash_point.h"
 #include "cycle/contracts.h"
 #include "cycle/cycle_jobs.h"
 #include "debt.h"
@@ -240,6 +241,7 @@ std::optional<std::string> Pass::charge(const std::vector<const SlurmJob*>& jobs
   if (charges.empty()) return std::nullopt;
   auto added = adapter_.ledger->charge_batch(charges);
   if (!added) return added.error().message;
+  crash_point("charged");
   report_.charged += *added;
   return std::nullopt;
 }
@@ -386,6 +388,7 @@ void Pass::requeue(const SlurmJob& job, const std::string& for_job) {
   const RunningJob running = running_job(job);
   Action action{Action::Kind::requeue, job.id, 0, for_job, runtime::cycle::lost_gpu_seconds(running, now_), ""};
   action.error = write([&](SlurmBackend& slurm) { return slurm.requeue(job.id); });
+  if (action.error.empty()) crash_point("requeued");
   // A refused requeue is retried next pass; a done one ends the preemption.
   if (action.error.empty()) adapter_.store->remove_preemption({job.id, job.started});
   report_.actions.push_back(std::move(action));
@@ -425,6 +428,7 @@ void Pass::enact_preemptions(const runtime::CycleResult& result) {
     const bool sent = signal.error.empty();
     report_.actions.push_back(std::move(signal));
     if (!sent) continue;
+    crash_point("signalled");
     const StoredPreemption preemption{now_, decision.stops_at, decision.for_job, decision.lost_gpu_seconds};
     if (auto error = adapter_.store->add_preemption({victim->id, victim->started}, preemption)) {
       note(victim->id,
@@ -454,6 +458,7 @@ void Pass::write_priorities(const runtime::CycleResult& result) {
     if (planned[i] == current[i]) continue;
     Action action{Action::Kind::set_priority, ids[i], planned[i], "", 0, ""};
     action.error = write([&](SlurmBackend& slurm) { return slurm.set_priority(ids[i], planned[i]); });
+    if (action.error.empty()) crash_point("prioritised");
     report_.actions.push_back(std::move(action));
     ++written;
   }

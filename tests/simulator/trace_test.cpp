@@ -106,6 +106,11 @@ TEST_CASE("trace errors name the file, the line and the column", "[simulator][tr
 TEST_CASE("mapping errors name the line and the field, with a suggestion", "[simulator][trace]") {
   CHECK(map_error("[[group]]\nname = \"g1\"\naccunt = \"product\"\n") ==
         "map.toml:3: field `group[1].accunt`: unknown field `accunt`; did you mean `account`?");
+  // A start the replay could not add a trace's offsets to.
+  CHECK(map_error("start = 9223372036854775807\n[[class]]\nname = \"x\"\n") ==
+        "map.toml:1: field `start`: expected a time from 1970 to 9999, such as 2026-11-30T00:00:00Z");
+  CHECK(map_error("start = 0001-01-01\n[[class]]\nname = \"x\"\n") ==
+        "map.toml:1: field `start`: expected a time from 1970 to 9999, such as 2026-11-30T00:00:00Z");
   CHECK(map_error("[[class]]\nname = \"debug\"\nmax_duration = \"15 minutes\"\n") ==
         "map.toml:3: field `class[1].max_duration`: expected a duration such as \"15m\", \"2h\" or \"1d\", at most 100 "
         "years");

@@ -184,6 +184,21 @@ void Adapter::signal(int number) {
   pid_ = -1;
 }
 
+std::optional<int> Adapter::wait_end(std::chrono::seconds timeout) {
+  REQUIRE(pid_ > 0);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    }
+    check_gpus_not_overallocated();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return std::nullopt;
+}
+
 std::string Adapter::log() const {
   std::ifstream file(log_);
   std::stringstream text;

@@ -77,6 +77,9 @@ class Adapter {
   std::string log() const;
   // Waits until `passes` more passes than now have completed.
   void wait_passes(int passes);
+  // Waits up to `timeout` for the process to end on its own; the signal that
+  // ended it (0 for an exit), or nullopt if it still runs.
+  std::optional<int> wait_end(std::chrono::seconds timeout);
 
  private:
   std::vector<std::string> arguments_;

@@ -225,6 +225,77 @@ TEST_CASE("killing and restarting the adapter charges no job twice", "[slurm_int
   }
 }
 
+// The adapter killed inside its passes, where a crash hurts (slurm/src/crash_point.h):
+// right after a charge commits, after a checkpoint signal before the preemption
+// is stored, after a requeue before the preemption is removed, after a
+// priority write. Restarted each time, it must charge every run exactly from
+// Slurm's start to Slurm's end, requeue the victim once, and never hand out a
+// GPU twice.
+TEST_CASE("an adapter killed in the middle of its passes charges, signals and requeues nothing twice",
+          "[slurm_integration]") {
+  cancel_all();
+  std::vector<std::uint32_t> protected_jobs, preemptible;
+  for (int i = 0; i < kClusterGpus / 2; ++i) protected_jobs.push_back(submit("alpha", 1, "long-fill", "sleep 600"));
+  for (int i = 0; i < kClusterGpus / 2; ++i)
+    preemptible.push_back(submit("alpha", 1, "work-ckpt", checkpointing_script()));
+  wait_until("alpha fills the cluster", 30s, [&] {
+    return std::all_of(preemptible.begin(), preemptible.end(), running) &&
+           std::all_of(protected_jobs.begin(), protected_jobs.end(), running);
+  });
+  Setup setup("crash-points");
+  const auto crash_at = [&](const std::string& point, std::chrono::seconds timeout) {
+    INFO("crash point " << point);
+    ::setenv("ALLOT_SLURM_CRASH_AT", point.c_str(), 1);
+    setup.adapter.start();
+    ::unsetenv("ALLOT_SLURM_CRASH_AT");
+    const auto ended = setup.adapter.wait_end(timeout);
+    if (!ended) setup.adapter.signal(SIGKILL);
+    return ended;
+  };
+  CHECK(crash_at("charged:2", 60s) == std::optional<int>(SIGKILL));
+  const std::uint32_t beta = submit("beta", 1, "work-beta", "sleep 600");
+  CHECK(crash_at("signalled:1", 60s) == std::optional<int>(SIGKILL));
+  CHECK(crash_at("requeued:1", 60s) == std::optional<int>(SIGKILL));
+  crash_at("prioritised:1", 15s);  // a pass may have no priority to change
+  setup.adapter.start();
+  wait_until("beta's job runs", 90s, [&] { return running(beta); });
+  setup.adapter.wait_passes(2);
+
+  int requeued = 0;
+  for (std::uint32_t id : preemptible) requeued += job(id).restarts;
+  CHECK(requeued == 1);  // one GPU was needed; no crash made it two
+  for (std::uint32_t id : protected_jobs) CHECK(job(id).restarts == 0);
+
+  std::vector<std::uint32_t> never_requeued = protected_jobs;
+  never_requeued.push_back(beta);
+  for (std::uint32_t id : preemptible) {
+    if (job(id).restarts == 0) never_requeued.push_back(id);
+  }
+  std::string ids;
+  for (std::uint32_t id : never_requeued) ids += " " + std::to_string(id);
+  shell("scancel" + ids);
+  wait_until("the jobs end", 30s, [&] {
+    return std::all_of(never_requeued.begin(), never_requeued.end(),
+                       [](std::uint32_t id) { return job(id).end > 0 && !running(id); });
+  });
+  setup.adapter.wait_passes(2);  // sees them ended and charges their last seconds
+  setup.adapter.signal(SIGTERM);
+  const auto charges = stored_charges(setup.ledger);
+  for (const std::uint32_t id : never_requeued) {
+    const QueuedJob ended = job(id);
+    std::vector<StoredCharge> own;
+    for (const StoredCharge& charge : charges) {
+      if (charge.job == std::to_string(id)) own.push_back(charge);
+    }
+    INFO("job " << id << " ran " << ended.start << ".." << ended.end << "; " << own.size() << " charges");
+    REQUIRE_FALSE(own.empty());
+    CHECK(own.front().from == ended.start);
+    CHECK(own.back().until == ended.end);
+    for (std::size_t i = 1; i < own.size(); ++i) CHECK(own[i].from == own[i - 1].until);
+  }
+  shell("scancel -u root || true");
+}
+
 TEST_CASE("a dry run prints its decisions and writes nothing", "[slurm_integration]") {
   fill_with_alpha();
   const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
