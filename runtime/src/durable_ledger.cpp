@@ -1,5 +1,7 @@
 #include "allot/durable_ledger.h"
 
+#include "allot/duration.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -90,7 +92,7 @@ Charge read_charge(const Statement& row) {
 // accepts (1970 to 9999); amounts are finite, never negative, at most a
 // million of each resource.
 std::optional<std::string> row_problem(const Charge& charge, std::int64_t row) {
-  constexpr Seconds kLatest = 253402300799;  // 9999-12-31T23:59:59Z
+  constexpr Seconds kLatest = support::kLatestEpochSeconds;
   constexpr double kMostPerJob = 1e6;
   const auto amount_ok = [&](double value) { return std::isfinite(value) && value >= 0 && value <= kMostPerJob; };
   std::string problem;

@@ -3,13 +3,15 @@
 #include <chrono>
 
 #include "allot/snapshot.h"
+
+#include "allot/duration.h"
 #include "cycle/reasons.h"
 
 namespace allot::runtime {
 namespace {
 
 // 9999-12-31T23:59:59Z: later times have no four-digit year to write.
-constexpr Seconds kLatest = 253'402'300'799;
+constexpr Seconds kLatest = support::kLatestEpochSeconds;
 
 // Reads exactly `width` digits at `at` (advancing it), or nullopt.
 std::optional<int> digits(std::string_view text, std::size_t& at, std::size_t width) {

@@ -113,7 +113,7 @@ int MapFields::label(std::string_view key) {
 
 std::optional<Seconds> MapFields::timestamp(std::string_view key) {
   // 1970 to 9999, as snapshots take times: a replay adds trace offsets to it.
-  constexpr Seconds kLatest = 253402300799;  // 9999-12-31T23:59:59Z
+  constexpr Seconds kLatest = support::kLatestEpochSeconds;
   const toml::node* node = table_.get(key);
   if (!node) return std::nullopt;
   std::optional<Seconds> seconds;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "allot/account_columns.h"
+#include "allot/text.h"
 #include "cluster_view.h"
 #include "crash_point.h"
 #include "cycle/contracts.h"
@@ -476,8 +477,10 @@ std::optional<std::string> Pass::track_debt() {
   return adapter_.store->record_pass(now_, added, (now_ - window) / 3600);
 }
 
+// Notes quote what Slurm holds (account, user and partition names): never raw
+// control bytes to the operator's terminal or log.
 void Pass::note(std::uint32_t job, std::string text) {
-  if (adapter_.noted.insert(job).second) report_.notes.push_back(std::move(text));
+  if (adapter_.noted.insert(job).second) report_.notes.push_back(support::printable(text));
 }
 
 }  // namespace

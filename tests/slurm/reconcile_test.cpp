@@ -250,6 +250,19 @@ TEST_CASE("held and unmapped jobs are left as Slurm has them, and said so once",
   CHECK(slurm.job(stranger).priority == 1);
 }
 
+TEST_CASE("notes that quote Slurm's names carry no terminal control bytes", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  const auto policy = compile(two_team_policy());
+  slurm.submit("evil\x1b]0;owned\x07", 1, kStart, "gpu\x1b[2J");
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  const auto report = pass(*adapter, *policy, kStart + 10);
+  REQUIRE(report.notes.size() == 1);
+  CHECK(report.notes[0].find('\x1b') == std::string::npos);
+  CHECK(report.notes[0].find('\x07') == std::string::npos);
+  CHECK_THAT(report.notes[0], Catch::Contains("account `evil\u241b]0;owned\u2407`"));
+}
+
 TEST_CASE("a pass that cannot read Slurm changes nothing", "[slurm][reconcile]") {
   TempFolder folder("allot-slurm");
   FakeSlurm slurm(1, 4);

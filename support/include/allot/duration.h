@@ -9,6 +9,10 @@
 
 namespace allot::support {
 
+// The latest time any input may state, 9999-12-31T23:59:59Z in seconds since
+// 1970: snapshots, ledger rows and replay maps all take times up to it.
+inline constexpr std::int64_t kLatestEpochSeconds = 253'402'300'799;
+
 // The longest duration any input may state: 100 years. A time before year
 // 10000 plus a duration of this stays far inside std::int64_t seconds.
 inline constexpr std::int64_t kMaxDurationSeconds = std::int64_t{100} * 366 * 86400;
