@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "allot/audit_json.h"
 #include "allot/files.h"
 #include "allot/snapshot.h"
-#include "audit_json.h"
 
 namespace allot::runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "audit_json.h"
+#include "allot/audit_json.h"
 
 #include <cmath>
 

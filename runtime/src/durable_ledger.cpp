@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "allot/sqlite_connection.h"
 #include "allot/text.h"
-#include "sqlite_connection.h"
 
 namespace allot::runtime {
 namespace {

@@ -101,7 +101,7 @@ void explain_running(Explanation& out, const ClusterState& state, const Compiled
   const RunningJob& job = state.running[index];
   out.run = job;
   out.expected_end = explain::expected_end(job, policy.tables());
-  out.lost_if_stopped_now = cycle::lost_gpu_seconds(job, state.now);
+  out.lost_if_stopped_now = lost_gpu_seconds(job, state.now);
   out.preemption = explain::preemption_standing(state, policy, result, index);
 }
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cycle/contracts.h"
+#include "allot/contracts.h"
 #include "cycle/placement.h"
 #include "cycle/reasons.h"
 #include "explain_parts.h"
@@ -189,7 +189,7 @@ std::optional<std::string> never_starts(const ClusterState& state, const PolicyT
                                         const Decision* skip) {
   if (skip && skip->position < 0) return skip->reason;
   if (const ClassInfo* info = class_named(tables, job.job_class)) {
-    if (auto problem = cycle::class_limit_problem(*info, job)) return problem;
+    if (auto problem = class_limit_problem(*info, job)) return problem;
   }
   return never_fits(state.inventory, job);
 }
@@ -198,7 +198,7 @@ std::optional<std::string> never_starts(const ClusterState& state, const PolicyT
 
 std::optional<Seconds> expected_end(const RunningJob& job, const PolicyTables& tables) {
   const ClassInfo* info = class_named(tables, job.request.job_class);
-  const Seconds runtime = info ? cycle::runtime_estimate(*info, job.request) : job.request.expected_runtime;
+  const Seconds runtime = info ? runtime_estimate(*info, job.request) : job.request.expected_runtime;
   if (runtime <= 0) return std::nullopt;
   return job.started + runtime;
 }

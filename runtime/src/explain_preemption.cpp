@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "allot/account_columns.h"
+#include "allot/accounting.h"
 #include "cycle/cycle_jobs.h"
 #include "cycle/job_columns.h"
 #include "cycle/reasons.h"
@@ -78,7 +79,7 @@ VictimView::VictimView(const ClusterState& state, const CompiledPolicy& policy)
       accounts_(tables_, state, jobs_.activity, capacity_),
       pending_table_(pending_job_table(jobs_.pending, tables_, policy.job_fields_read(), state.now)),
       running_table_(running_job_table(jobs_.active, tables_, policy.job_fields_read(), state.now)),
-      balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory, capacity_)),
+      balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory)),
       cluster_(cluster_view(state)) {
   for (const ActiveJob& job : jobs_.active) {
     if (!job.stopping && !job.stopped && job.account >= 0) balance_.add(job.account, job.rate);

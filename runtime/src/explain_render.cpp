@@ -2,9 +2,9 @@
 // docs/AUDIT.md "Explain document").
 #include <fmt/format.h>
 
+#include "allot/audit_json.h"
 #include "allot/explain.h"
 #include "allot/snapshot.h"
-#include "audit_json.h"
 #include "cycle/reasons.h"
 
 namespace allot::runtime {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "audit_json.h"
+#include "allot/audit_json.h"
 
 namespace allot::runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "sqlite_connection.h"
+#include "allot/sqlite_connection.h"
 
 namespace allot::runtime {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "allot/accounting.h"
 #include "class_choice.h"
-#include "policy_units.h"
 
 namespace allot::simulator {
 namespace {
@@ -35,8 +35,8 @@ void describe_nodes(const runtime::Inventory& inventory, ScenarioContext& contex
     if (node.state != runtime::NodeState::up) continue;
     ++context.up_nodes;
     context.capacity_gpus += node.gpus;
-    ++counts[{node.gpus, node_gpu_type(inventory, static_cast<int>(n))}];
-    ++types[node_gpu_type(inventory, static_cast<int>(n))];
+    ++counts[{node.gpus, inventory.gpu_type_name(n)}];
+    ++types[inventory.gpu_type_name(n)];
   }
   int best = 0;
   for (const auto& [shape, count] : counts) {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "allot/accounting.h"
 #include "capacity_levels.h"
-#include "policy_units.h"
 
 namespace allot::simulator {
 
@@ -13,10 +13,10 @@ Simulation::Simulation(const Workload& workload, const runtime::Inventory& inven
       policy_(policy),
       options_(options),
       classes_(std::move(classes)),
-      ledger_(ledger_config(policy.tables(), inventory)),
-      unit_(unit_weights(policy.tables(), inventory)),
-      capacity_rate_(capacity_rate(unit_, inventory)),
-      average_gpu_rate_(average_gpu_rate(unit_, inventory)),
+      ledger_(runtime::ledger_config(policy.tables(), inventory)),
+      unit_(runtime::unit_weights(policy.tables(), inventory)),
+      capacity_rate_(runtime::capacity_rate(unit_, inventory)),
+      average_gpu_rate_(runtime::average_gpu_rate(unit_, inventory)),
       book_(policy.tables(), ledger_.config().window),
       timeline_(workload.start, workload.end, options.bucket, book_.programs().size()) {
   state_.inventory = inventory;
@@ -116,7 +116,7 @@ void Simulation::change_nodes(const Event& event) {
                                        : runtime::NodeState::up;
     changed.drain_deadline = event.phase == 0 ? std::optional<Seconds>(maintenance.deadline) : std::nullopt;
   }
-  capacity_rate_ = capacity_rate(unit_, state_.inventory);
+  capacity_rate_ = runtime::capacity_rate(unit_, state_.inventory);
 }
 
 void Simulation::push(Event event) {

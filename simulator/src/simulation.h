@@ -98,7 +98,7 @@ class Simulation {
   runtime::UnitWeights unit_;
   double capacity_rate_ = 0;
   double average_gpu_rate_ = 1;
-  EntitlementBook book_;
+  ProgramBook book_;
   TimelineBuilder timeline_;
   ClusterLevels levels_;
   std::vector<JobState> jobs_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "policy_units.h"
+#include "allot/accounting.h"
 #include "simulation.h"
 
 namespace allot::simulator {
@@ -111,7 +111,7 @@ void Simulation::started(const runtime::Decision& decision) {
   job.run += 1;
   job.started = now_;
   job.charged_until = now_;
-  job.gpu_type = &node_gpu_type(state_.inventory, decision.nodes.front());
+  job.gpu_type = &state_.inventory.gpu_type_name(static_cast<std::size_t>(decision.nodes.front()));
   job.rate = unit_.rate_per_hour(runtime::ResourceUse{*job.gpu_type, 1.0 * job.gpus});
   book_.add_load(job.account_node, job.rate - job.pending_rate, job.rate);
   if (outcome.first_start < 0) outcome.first_start = now_;
@@ -175,7 +175,7 @@ void Simulation::charge(int index, const RunningJob& running, Seconds until) {
 void Simulation::refresh_ledger() {
   for (const RunningJob& running : state_.running) charge(index_of(running.request.id), running, now_);
   state_.usage = ledger_.usage_by_account(now_);
-  book_.fill_debt(now_, state_.debt);
+  state_.debt = book_.debt(now_);
   last_refresh_ = now_;
 }
 

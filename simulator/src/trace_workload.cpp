@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <map>
 
+#include "allot/accounting.h"
 #include "allot/simulator.h"
-#include "policy_units.h"
 
 namespace allot::simulator {
 namespace {
@@ -52,7 +52,7 @@ std::pair<int, int> largest_nodes(const runtime::Inventory& inventory, const std
   for (std::size_t n = 0; n < inventory.nodes.size(); ++n) {
     const runtime::Node& node = inventory.nodes[n];
     if (node.state == runtime::NodeState::down) continue;
-    if (!gpu_type.empty() && node_gpu_type(inventory, static_cast<int>(n)) != gpu_type) continue;
+    if (!gpu_type.empty() && inventory.gpu_type_name(n) != gpu_type) continue;
     if (node.gpus > gpus) gpus = node.gpus, count = 0;
     if (node.gpus == gpus) ++count;
   }

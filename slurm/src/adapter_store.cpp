@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "sqlite_connection.h"
+#include "allot/sqlite_connection.h"
 
 namespace allot::slurm {
 namespace {

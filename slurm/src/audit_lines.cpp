@@ -1,9 +1,9 @@
 // The adapter's own audit records, beside the cycle's (runtime/audit.h, with
 // the same time and policy fields): what it did to Slurm, and the contract it
 // recorded for each run it saw start. docs/SLURM.md "Audit log" lists them.
+#include "allot/audit_json.h"
 #include "allot/slurm.h"
 #include "allot/snapshot.h"
-#include "audit_json.h"
 
 namespace allot::slurm {
 namespace {

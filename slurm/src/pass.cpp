@@ -9,12 +9,11 @@
 #include <fmt/format.h>
 
 #include "allot/account_columns.h"
+#include "allot/accounting.h"
+#include "allot/contracts.h"
 #include "allot/text.h"
 #include "cluster_view.h"
 #include "crash_point.h"
-#include "cycle/contracts.h"
-#include "cycle/cycle_jobs.h"
-#include "debt.h"
 #include "job_map.h"
 #include "priority_plan.h"
 
@@ -60,25 +59,6 @@ std::optional<std::uint32_t> job_number(const std::string& id) {
   return number;
 }
 
-bool same_config(const runtime::LedgerConfig& a, const runtime::LedgerConfig& b) {
-  const runtime::UnitWeights& x = a.unit;
-  const runtime::UnitWeights& y = b.unit;
-  return x.kind == y.kind && x.gpu_type_weights == y.gpu_type_weights && x.gpu_weight == y.gpu_weight &&
-         x.cpu_weight == y.cpu_weight && x.memory_weight == y.memory_weight && x.total_gpus == y.total_gpus &&
-         x.total_cpus == y.total_cpus && x.total_memory_gib == y.total_memory_gib && a.window == b.window &&
-         a.bucket_width == b.bucket_width && a.half_life_seconds == b.half_life_seconds;
-}
-
-runtime::LedgerConfig ledger_config(const PolicyTables& tables, const runtime::Inventory& inventory) {
-  runtime::LedgerConfig config;
-  config.unit = runtime::cycle::unit_weights(tables.unit, runtime::schedulable_capacity(inventory));
-  config.bucket_width = 3600;
-  const auto hours = static_cast<Seconds>(tables.window / 3600.0 + 0.5);
-  config.window = std::max<Seconds>(1, hours) * 3600;
-  if (tables.half_life) config.half_life_seconds = *tables.half_life;
-  return config;
-}
-
 class Pass {
  public:
   Pass(Adapter::State& state, const CompiledPolicy& policy, Seconds now)
@@ -104,6 +84,7 @@ class Pass {
   std::optional<std::string> refuse_preemption(const SlurmJob* victim, const std::string& for_job) const;
   void write_priorities(const runtime::CycleResult& result);
   std::optional<std::string> track_debt();
+  runtime::EntitlementBook* book();
   void note(std::uint32_t job, std::string text);
   // A write to Slurm, skipped in a dry run; the error, if Slurm refused it.
   template <class Call>
@@ -135,6 +116,7 @@ class Pass {
   std::unordered_map<std::uint32_t, Placement> placements_;
   runtime::Inventory inventory_;
   runtime::ClusterState state_;
+  std::optional<runtime::EntitlementBook> book_;         // with the debt of earlier passes; see book()
   std::vector<const SlurmJob*> due_;                     // requeue now: their grace is over
   std::unordered_map<std::uint32_t, Seconds> stopping_;  // signalled, requeue later
 };
@@ -209,8 +191,8 @@ void Pass::map_jobs() {
 }
 
 std::optional<std::string> Pass::open_ledger() {
-  runtime::LedgerConfig config = ledger_config(policy_.tables(), inventory_);
-  if (adapter_.ledger && same_config(adapter_.ledger->ledger().config(), config)) return std::nullopt;
+  runtime::LedgerConfig config = runtime::ledger_config(policy_.tables(), inventory_);
+  if (adapter_.ledger && adapter_.ledger->ledger().config() == config) return std::nullopt;
   // A new unit, window or capacity: rebuild usage from the stored charges.
   adapter_.ledger.reset();
   auto ledger = runtime::DurableLedger::open(adapter_.database, std::move(config));
@@ -278,7 +260,7 @@ std::optional<std::string> Pass::record_contracts() {
         std::find_if(classes.begin(), classes.end(), [&](const ClassInfo& c) { return c.name == place->job_class; });
     if (info == classes.end()) continue;  // the cycle skips it: unknown class
     const runtime::JobRequest request = request_of(job, place->account, place->job_class, first_submitted(job));
-    StoredContract contract{runtime::cycle::contract_at_start(*info, request, job.started, policy_.source_hash()),
+    StoredContract contract{runtime::contract_at_start(*info, request, job.started, policy_.source_hash()),
                             place->account, place->job_class};
     report_.starts.push_back(ObservedStart{job.id, job.started, place->account, place->job_class, contract.contract});
     fresh.emplace_back(run, std::move(contract));
@@ -344,7 +326,9 @@ void Pass::build_state() {
     state_.pending.push_back(request_of(job, place->account, place->job_class, first_submitted(job)));
   }
   state_.usage = adapter_.ledger->ledger().usage_by_account(now_);
-  state_.debt = debt_in_window(adapter_.store->debt_hours(), now_, adapter_.ledger->ledger().config().window);
+  if (runtime::EntitlementBook* book = this->book()) {
+    state_.debt = book->debt_in_window(now_, adapter_.ledger->ledger().config().window);
+  }
   state_.reservations = adapter_.reservations_known ? adapter_.reservations : reservations_from_preemptions();
   report_.pending = static_cast<int>(state_.pending.size());
   report_.running = static_cast<int>(state_.running.size());
@@ -387,7 +371,7 @@ std::string Pass::write(Call call) {
 // Requeues a job whose grace is over (charged up to now already), recording the work it loses.
 void Pass::requeue(const SlurmJob& job, const std::string& for_job) {
   const RunningJob running = running_job(job);
-  Action action{Action::Kind::requeue, job.id, 0, for_job, runtime::cycle::lost_gpu_seconds(running, now_), ""};
+  Action action{Action::Kind::requeue, job.id, 0, for_job, runtime::lost_gpu_seconds(running, now_), ""};
   action.error = write([&](SlurmBackend& slurm) { return slurm.requeue(job.id); });
   if (action.error.empty()) crash_point("requeued");
   // A refused requeue is retried next pass; a done one ends the preemption.
@@ -465,16 +449,33 @@ void Pass::write_priorities(const runtime::CycleResult& result) {
   }
 }
 
+// The entitlement book of this pass's policy with the debt stored by earlier
+// passes; null only for tables that did not come from the compiler.
+runtime::EntitlementBook* Pass::book() {
+  if (!book_) {
+    auto created = runtime::EntitlementBook::create(policy_.tables());
+    if (!created) return nullptr;
+    book_.emplace(std::move(*created));
+    book_->add_debt(adapter_.store->debt_hours());
+  }
+  return &*book_;
+}
+
+// The debt run up since the last pass, taking this pass's loads as those of
+// the whole interval (passes are seconds to minutes apart), stored per hour.
 std::optional<std::string> Pass::track_debt() {
   const AdapterStore& store = *adapter_.store;
-  const Seconds window = adapter_.ledger->ledger().config().window;
-  DebtHours added;
+  const runtime::LedgerConfig& config = adapter_.ledger->ledger().config();
+  runtime::DebtHours added;
   const std::optional<Seconds> last = store.last_pass();
-  if (last && *last < now_ && now_ - *last <= settings_.max_accounting_gap) {
-    added = debt_added(policy_.tables(), state_, adapter_.ledger->ledger().config().unit, now_ - *last);
+  runtime::EntitlementBook* book = this->book();
+  if (book && last && *last < now_ && now_ - *last <= settings_.max_accounting_gap) {
+    book->load(state_, config.unit);
+    book->step(*last, now_, runtime::capacity_rate(config.unit, state_.inventory));
+    added = book->last_step_debt();
   }
   if (last && *last >= now_ && added.empty()) return std::nullopt;
-  return adapter_.store->record_pass(now_, added, (now_ - window) / 3600);
+  return adapter_.store->record_pass(now_, added, (now_ - config.window) / 3600);
 }
 
 // Notes quote what Slurm holds (account, user and partition names): never raw

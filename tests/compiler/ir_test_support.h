@@ -44,11 +44,12 @@ inline ir::LoweredPolicy lower_source(const std::string& text, const std::string
   DiagnosticSink diagnostics(sources);
   const Program program = load_program(path, &text, sources, diagnostics);
   const CheckOptions options{parse_date("2026-12-01"), 14, 90};
-  check_program(program, CheckContext{sources, options, *options.today, diagnostics});
+  const CheckedProgram checked = check_program(program, CheckContext{sources, options, *options.today, diagnostics});
   const auto reported = diagnostics.take_sorted();
   INFO(render_text(reported, sources.texts(), {}));
   for (const auto& diagnostic : reported) REQUIRE(diagnostic.severity != Severity::error);
-  return ir::lower_program(program, sources);
+  REQUIRE(checked.clean);
+  return ir::lower_program(checked, sources);
 }
 
 // How many nodes of `function` have `op`.

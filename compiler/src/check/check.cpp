@@ -5,6 +5,7 @@
 
 #include "../load/loader.h"
 #include "check_context.h"
+#include "typing.h"
 
 namespace allot {
 
@@ -13,18 +14,23 @@ Date system_today() {
   return Date{static_cast<int>(floor<days>(system_clock::now()).time_since_epoch().count())};
 }
 
-void check_program(const Program& program, const CheckContext& context) {
+CheckedProgram check_program(const Program& program, const CheckContext& context) {
+  CheckedProgram checked;
+  checked.program = &program;
   // Semantic checks on a partial AST would only echo the syntax error.
-  if (!program.parsed_cleanly || program.modules.empty()) return;
-  Scope scope = check_declarations(program, context);
+  if (!program.parsed_cleanly || program.modules.empty()) return checked;
+  const std::size_t errors_before = context.diagnostics.error_count();
+  checked.scope = check_declarations(program, context);
   for (const auto& policy : program.modules.front().policies) {
     check_tree(policy, context);
     check_exceptions(policy, context);
   }
-  check_contracts(scope, context);
-  check_types(program, scope, context);
-  check_gates(program, scope, context);
-  check_limits(program, scope, context);
+  check_contracts(checked.scope, context);
+  checked.typed = check_types(program, checked.scope, context);
+  check_gates(program, checked.scope, context);
+  check_limits(program, checked.scope, context);
+  checked.clean = context.diagnostics.error_count() == errors_before;
+  return checked;
 }
 
 namespace {

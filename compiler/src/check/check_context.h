@@ -27,10 +27,6 @@ struct CheckContext {
   DiagnosticSink& diagnostics;
 };
 
-// check.cpp: every pass, in order, over a loaded program (what `allot check`
-// runs; `allot compile` runs it before lowering).
-void check_program(const Program& program, const CheckContext& context);
-
 // check.cpp: today from the system clock, when no `--now` is given.
 Date system_today();
 
@@ -49,7 +45,9 @@ void check_contracts(const Scope& scope, const CheckContext& context);
 
 // type_check.cpp: types and units of functions, rank, preempt and gates;
 // unknown names and fields; recursion.
-void check_types(const Program& program, const Scope& scope, const CheckContext& context);
+// Returns what it typed (typing.h), which lowering reads.
+struct TypedProgram;
+TypedProgram check_types(const Program& program, const Scope& scope, const CheckContext& context);
 
 // limit_check.cpp: resource limits (inlined size of rank and preempt, the
 // window's ledger buckets), so a policy that checks clean compiles and runs in

@@ -186,8 +186,8 @@ TypedProgram type_program(const Program& program, const Scope& scope, Diagnostic
   return ProgramTyper(scope, diagnostics).run(program);
 }
 
-void check_types(const Program& program, const Scope& scope, const CheckContext& context) {
-  type_program(program, scope, context.diagnostics);
+TypedProgram check_types(const Program& program, const Scope& scope, const CheckContext& context) {
+  return type_program(program, scope, context.diagnostics);
 }
 
 }  // namespace allot

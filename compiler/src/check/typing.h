@@ -123,4 +123,20 @@ struct TypedProgram {
 // Reports unknown types and names, mismatches and recursion to `diagnostics`.
 TypedProgram type_program(const Program& program, const Scope& scope, DiagnosticSink& diagnostics);
 
+// A program that went through every check, as a value: the program, the scope
+// of its root module and the types of its expressions. `allot compile` lowers
+// it (ir/lower.h) without checking anything again. `clean` is false when a
+// check reported an error (or the program did not parse); only a clean one may
+// be lowered.
+struct CheckedProgram {
+  const Program* program = nullptr;  // not owned; outlives this value
+  Scope scope;
+  TypedProgram typed;
+  bool clean = false;
+};
+
+// check.cpp: every pass, in order, over a loaded program (what `allot check`
+// runs; `allot compile` runs it before lowering). `program` must outlive the result.
+CheckedProgram check_program(const Program& program, const CheckContext& context);
+
 }  // namespace allot

@@ -21,8 +21,8 @@ std::optional<Lowered> check_and_lower(const std::string& path, const std::strin
                                        SourceManager& sources, DiagnosticSink& diagnostics) {
   const Program program = load_program(path, text, sources, diagnostics, options);
   const CheckContext context{sources, options, options.today.value_or(system_today()), diagnostics};
-  check_program(program, context);
-  if (diagnostics.has_errors()) return std::nullopt;
+  const CheckedProgram checked = check_program(program, context);
+  if (diagnostics.has_errors() || !checked.clean) return std::nullopt;
   if (program.modules.empty() || program.modules.front().policies.empty()) {
     const FileId file = program.modules.empty() ? 0 : program.modules.front().file;
     diagnostics.error("missing_declaration", {file, {1, 1}, {1, 1}}, fmt::format("`{}` has no policy to compile", path))
@@ -31,7 +31,7 @@ std::optional<Lowered> check_and_lower(const std::string& path, const std::strin
             "it");
     return std::nullopt;
   }
-  return Lowered{ir::lower_program(program, sources), program.modules.front().policies.front().name_span};
+  return Lowered{ir::lower_program(checked, sources), program.modules.front().policies.front().name_span};
 }
 
 std::shared_ptr<const CompiledPolicy> make_engine(Lowered lowered, const CompileOptions& options,

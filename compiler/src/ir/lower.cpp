@@ -61,15 +61,10 @@ std::string source_hash(const SourceManager& sources) {
   return hash.hex_digest();
 }
 
-LoweredPolicy lower_program(const Program& program, const SourceManager& sources) {
-  // The checker already reported everything; its scope and types are recomputed quietly.
-  DiagnosticSink scratch(sources);
-  const CheckOptions options;
-  const CheckContext context{sources, options, Date{}, scratch};
-  const Scope scope = check_declarations(program, context);
-  const TypedProgram typed = type_program(program, scope, scratch);
+LoweredPolicy lower_program(const CheckedProgram& checked, const SourceManager& sources) {
+  const Program& program = *checked.program;
   const ast::Policy& policy = program.modules.front().policies.front();
-  const LoweringScope lowering = lowering_scope(program, scope, typed.expression_types);
+  const LoweringScope lowering = lowering_scope(program, checked.scope, checked.typed.expression_types);
 
   LoweredPolicy lowered;
   lowered.tables = lower_tables(program, policy);

@@ -98,9 +98,6 @@ class AccountColumns {
 // index: a listed amount wins; an unlisted inner account has its children's sum.
 std::vector<double> account_amounts(const PolicyTables& tables, const std::map<std::string, double>& listed);
 
-// What the up nodes of `inventory` hold.
-ResourceAmounts schedulable_capacity(const Inventory& inventory);
-
 // The account columns of `state` under `policy`, in one call (explain, dashboards, tests).
 AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState& state);
 

@@ -48,6 +48,10 @@ struct Inventory {
   int gpus_of_type(std::string_view gpu_type) const;
   // The index of a node by name, if there is one.
   std::optional<std::size_t> find_node(std::string_view name) const;
+  // The GPU type name of node `node` (an index into `nodes`).
+  const std::string& gpu_type_name(std::size_t node) const {
+    return gpu_types[static_cast<std::size_t>(nodes[node].gpu_type)];
+  }
 };
 
 // Why an inventory could not be loaded: where (file, 1-based line and column)

@@ -46,6 +46,8 @@ struct UnitWeights {
   // max(weight_r * use_r / total_r) * total_gpus, so a job that only holds GPUs
   // costs exactly its GPU-hours.
   double rate_per_hour(const ResourceUse& use) const;
+
+  bool operator==(const UnitWeights&) const = default;
 };
 
 // How the ledger counts.
@@ -54,6 +56,8 @@ struct LedgerConfig {
   Seconds window = 7 * 86400;               // the rolling fair-share window
   Seconds bucket_width = 3600;              // the window must be a whole number of buckets
   std::optional<double> half_life_seconds;  // usage decays by half over this time, if set
+
+  bool operator==(const LedgerConfig&) const = default;
 };
 
 // What is wrong with a config, if anything (the ledger refuses bad configs).

@@ -6,16 +6,10 @@
 #include <limits>
 
 #include "allot/account_columns.h"
+#include "allot/accounting.h"
 
 namespace allot::runtime {
 namespace {
-
-// The policy's tree as an AccountTree (whose node order differs: it puts
-// parents first by depth), with each policy account's node in it.
-struct TreeView {
-  AccountTree tree;
-  std::vector<std::size_t> node_of;  // policy account index -> tree node index
-};
 
 // The shares Fair Tree and classic compare, as Slurm would hold them: the
 // policy's raw shares (percentage points for `40%`, the integer for `shares N`),
@@ -29,29 +23,21 @@ double fair_share_shares(const AccountInfo& account, double share_in_force) {
   return share_in_force * 100.0;
 }
 
-TreeView tree_view(const PolicyTables& tables, const std::vector<double>& level_shares) {
-  std::vector<AccountSpec> specs;
+PolicyTree tree_view(const PolicyTables& tables, const std::vector<double>& level_shares) {
+  std::vector<double> shares(tables.accounts.size(), 0.0);
   for (std::size_t i = 1; i < tables.accounts.size(); ++i) {
-    const AccountInfo& account = tables.accounts[i];
-    specs.push_back(AccountSpec{account.path, fair_share_shares(account, level_shares[i]), account.use_parent});
+    shares[i] = fair_share_shares(tables.accounts[i], level_shares[i]);
   }
-  auto built = AccountTree::build(specs);
+  auto built = policy_tree(tables, shares);
   // The compiler checked the tree, so a failure here is a broken compiler; a
   // root-only tree keeps the cycle going with every account at node 0.
-  AccountTree tree = built ? std::move(*built) : *AccountTree::build({});
-  std::unordered_map<std::string_view, std::size_t> by_path;
-  for (std::size_t n = 0; n < tree.size(); ++n) by_path.emplace(tree.node(n).path, n);
-  std::vector<std::size_t> node_of(tables.accounts.size(), 0);
-  for (std::size_t i = 0; i < tables.accounts.size(); ++i) {
-    const auto it = by_path.find(tables.accounts[i].path);
-    if (it != by_path.end()) node_of[i] = it->second;
-  }
-  return TreeView{std::move(tree), std::move(node_of)};
+  if (!built) return PolicyTree{*AccountTree::build({}), std::vector<std::size_t>(tables.accounts.size(), 0), {0}};
+  return std::move(*built);
 }
 
 // A per-account value in tree order, for the runtime's fair-share functions.
 template <class T>
-std::vector<T> in_tree_order(const TreeView& view, const std::vector<T>& by_account) {
+std::vector<T> in_tree_order(const PolicyTree& view, const std::vector<T>& by_account) {
   std::vector<T> out(view.tree.size());
   for (std::size_t i = 1; i < by_account.size(); ++i) out[view.node_of[i]] = by_account[i];
   return out;
@@ -110,7 +96,7 @@ void fill_shares(const PolicyTables& tables, const SharesInForce& shares, Column
 }
 
 // Slurm's fields of each account under the policy's algorithm, by policy account index.
-std::vector<FairShareFields> fair_share_fields(const PolicyTables& tables, const TreeView& view,
+std::vector<FairShareFields> fair_share_fields(const PolicyTables& tables, const PolicyTree& view,
                                                const std::vector<double>& tree_usage, bool classic) {
   const auto fields_of = [&](const auto& values, auto extra) {
     std::vector<FairShareFields> fields(tables.accounts.size());
@@ -142,7 +128,7 @@ std::vector<FairShareFields> fair_share_fields(const PolicyTables& tables, const
 }
 
 // Usage, its ratio to the share, and the Fair Tree (or classic) values.
-std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const ClusterState& state, const TreeView& view,
+std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const ClusterState& state, const PolicyTree& view,
                                         Columns& columns) {
   const std::vector<double> own = own_usage(tables, state);
   const std::vector<double> usage = subtree_sums(tables, own);
@@ -178,7 +164,7 @@ std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const Cluste
 
 // Running GPUs, pending jobs and dominant shares, each over the account's subtree.
 void fill_activity(const PolicyTables& tables, const AccountActivity& activity, const ResourceAmounts& capacity,
-                   const TreeView& view, Columns& columns) {
+                   const PolicyTree& view, Columns& columns) {
   const std::size_t count = tables.accounts.size();
   std::vector<ResourceAmounts> held(activity.held);
   held.resize(count);
@@ -269,24 +255,13 @@ AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& s
                                const ResourceAmounts& capacity)
     : shares_(shares_in_force(tables, state.now)) {
   for (auto& values : columns_) values.assign(tables.accounts.size(), 0.0);
-  const TreeView view = tree_view(tables, shares_.level);
+  const PolicyTree view = tree_view(tables, shares_.level);
   fill_shares(tables, shares_, columns_);
   fair_share_fields_ = fill_usage(tables, state, view, columns_);
   columns_[abi::account_debt] = account_amounts(tables, state.debt);
   fill_activity(tables, activity, capacity, view, columns_);
   table_.count = tables.accounts.size();
   for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) table_.columns[f] = columns_[f].data();
-}
-
-ResourceAmounts schedulable_capacity(const Inventory& inventory) {
-  ResourceAmounts capacity;
-  for (const Node& node : inventory.nodes) {
-    if (node.state != NodeState::up) continue;
-    capacity.gpus += node.gpus;
-    capacity.cpus += node.cpus;
-    capacity.memory_gib += node.memory_gib;
-  }
-  return capacity;
 }
 
 AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState& state) {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 
-#include "contracts.h"
+#include "allot/contracts.h"
 
 namespace allot::runtime::cycle {
 namespace {

@@ -1,11 +1,11 @@
-#include "contracts.h"
+#include "allot/contracts.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace allot::runtime::cycle {
+namespace allot::runtime {
 namespace {
 
 Seconds whole_seconds(double seconds) { return static_cast<Seconds>(std::llround(seconds)); }
@@ -50,4 +50,17 @@ std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobR
   return std::nullopt;
 }
 
-}  // namespace allot::runtime::cycle
+Seconds last_safe_point(const RunningJob& job, Seconds at) {
+  if (!job.contract.resumable) return job.started;
+  Seconds safe = std::max(job.started, job.last_checkpoint);
+  const Seconds every = job.contract.checkpoint_every;
+  if (every > 0 && at > safe) safe += (at - safe) / every * every;
+  return safe;
+}
+
+double lost_gpu_seconds(const RunningJob& job, Seconds stop) {
+  const double gpus = static_cast<double>(job.nodes.size()) * job.request.gpus_per_node;
+  return gpus * static_cast<double>(std::max<Seconds>(0, stop - last_safe_point(job, stop)));
+}
+
+}  // namespace allot::runtime

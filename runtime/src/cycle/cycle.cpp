@@ -9,9 +9,10 @@
 #include <unordered_map>
 
 #include "allot/account_columns.h"
+#include "allot/accounting.h"
+#include "allot/contracts.h"
 #include "allot/cycle.h"
 #include "blocked_hold.h"
-#include "contracts.h"
 #include "cycle_jobs.h"
 #include "drain.h"
 #include "job_columns.h"
@@ -96,7 +97,7 @@ CycleRun::CycleRun(const ClusterState& state, const CompiledPolicy& policy, cons
       jobs_(resolve_jobs(state, tables_, account_index_, unit_)),
       accounts_(tables_, state, jobs_.activity, capacity_),
       pool_(state.inventory),
-      balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory, capacity_)),
+      balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory)),
       pending_table_(pending_job_table(jobs_.pending, tables_, policy.job_fields_read(), state.now)),
       running_table_(running_job_table(jobs_.active, tables_, policy.job_fields_read(), state.now)),
       searches_left_(options.preemption_depth),

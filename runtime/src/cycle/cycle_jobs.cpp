@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "allot/accounting.h"
+
 namespace allot::runtime::cycle {
 namespace {
 
@@ -56,44 +58,9 @@ bool valid_nodes(const RunningJob& job, const Inventory& inventory) {
 
 }  // namespace
 
-UnitWeights unit_weights(const UnitInfo& unit, const ResourceAmounts& capacity) {
-  UnitWeights weights;
-  if (unit.dominant) {
-    weights.kind = UnitWeights::Kind::dominant_resource;
-    for (const auto& [resource, weight] : unit.weights) {
-      if (resource == "gpu") weights.gpu_weight = weight;
-      if (resource == "cpu") weights.cpu_weight = weight;
-      if (resource == "memory") weights.memory_weight = weight;
-    }
-  } else {
-    for (const auto& [type, weight] : unit.weights) weights.gpu_type_weights.emplace(type, weight);
-  }
-  weights.total_gpus = capacity.gpus;
-  weights.total_cpus = capacity.cpus;
-  weights.total_memory_gib = capacity.memory_gib;
-  return weights;
-}
-
 double rate_of(const UnitWeights& unit, const Inventory& inventory, const std::vector<int>& nodes,
                const NodeAmounts& amounts) {
-  if (nodes.empty()) return 0.0;
-  const std::string& type =
-      inventory.gpu_types[static_cast<std::size_t>(inventory.nodes[static_cast<std::size_t>(nodes.front())].gpu_type)];
-  const double count = static_cast<double>(nodes.size());
-  return unit.rate_per_hour(ResourceUse{type, count * amounts.gpus, count * amounts.cpus, count * amounts.memory_gib});
-}
-
-double capacity_rate(const UnitWeights& unit, const Inventory& inventory, const ResourceAmounts& capacity) {
-  if (unit.kind == UnitWeights::Kind::dominant_resource) {
-    return unit.rate_per_hour(ResourceUse{"", capacity.gpus, capacity.cpus, capacity.memory_gib});
-  }
-  double rate = 0;
-  for (const Node& node : inventory.nodes) {
-    if (node.state != NodeState::up) continue;
-    rate += unit.rate_per_hour(ResourceUse{inventory.gpu_types[static_cast<std::size_t>(node.gpu_type)],
-                                           static_cast<double>(node.gpus), 0, 0});
-  }
-  return rate;
+  return rate_on_nodes(unit, inventory, nodes, amounts.gpus, amounts.cpus, amounts.memory_gib);
 }
 
 CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
@@ -146,19 +113,6 @@ abi::ClusterView cluster_record(const ClusterState& state, double used_gpus, dou
   view.values[abi::cluster_pending_jobs] = static_cast<double>(state.pending.size());
   view.values[abi::cluster_running_jobs] = running_jobs;
   return view;
-}
-
-Seconds last_safe_point(const RunningJob& job, Seconds at) {
-  if (!job.contract.resumable) return job.started;
-  Seconds safe = std::max(job.started, job.last_checkpoint);
-  const Seconds every = job.contract.checkpoint_every;
-  if (every > 0 && at > safe) safe += (at - safe) / every * every;
-  return safe;
-}
-
-double lost_gpu_seconds(const RunningJob& job, Seconds stop) {
-  const double gpus = static_cast<double>(job.nodes.size()) * job.request.gpus_per_node;
-  return gpus * static_cast<double>(std::max<Seconds>(0, stop - last_safe_point(job, stop)));
 }
 
 }  // namespace allot::runtime::cycle

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "allot/account_columns.h"
+#include "allot/contracts.h"
 #include "allot/cycle.h"
 #include "allot/ledger.h"
 #include "allot/policy.h"
@@ -37,15 +38,9 @@ struct ActiveJob {
   bool stopped = false;   // its stop time has passed: its resources are free
 };
 
-// The policy's unit, with the capacity of the up nodes, for rates.
-UnitWeights unit_weights(const UnitInfo& unit, const ResourceAmounts& capacity);
-
-// The rate of holding `amounts` on each of `nodes` of `inventory`.
+// The rate of holding `amounts` on each of `nodes` of `inventory` (accounting.h's rate_on_nodes).
 double rate_of(const UnitWeights& unit, const Inventory& inventory, const std::vector<int>& nodes,
                const NodeAmounts& amounts);
-
-// What the up nodes can hold per hour in the policy's unit.
-double capacity_rate(const UnitWeights& unit, const Inventory& inventory, const ResourceAmounts& capacity);
 
 // Every job of the state, resolved.
 struct CycleJobs {
@@ -61,13 +56,5 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
 // The `cluster` record a policy reads, from a cycle's tallies of GPUs in use,
 // free GPUs on up nodes, and running jobs.
 abi::ClusterView cluster_record(const ClusterState& state, double used_gpus, double free_gpus, double running_jobs);
-
-// The time a job would resume from if it stopped at `at`: its last checkpoint
-// when resumable (a `checkpoint every` job is taken to checkpoint on schedule
-// after the last one the driver reported), else its start.
-Seconds last_safe_point(const RunningJob& job, Seconds at);
-
-// The GPU-seconds a job loses if it stops at `stop`: everything since its last safe point.
-double lost_gpu_seconds(const RunningJob& job, Seconds stop);
 
 }  // namespace allot::runtime::cycle

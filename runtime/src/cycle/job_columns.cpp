@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "contracts.h"
+#include "allot/contracts.h"
 #include "cycle_jobs.h"
 
 namespace allot::runtime::cycle {

@@ -1,5 +1,5 @@
 // Execution contracts: what a job is promised when it starts (protection,
-// checkpoints, grace, resumability, preemptibility). The promise is copied
+// checkpoints, grace, resumability, preemptibility), and what stopping it costs. The promise is copied
 // into the RunningJob, so a later policy swap cannot take it back.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include "allot/cycle.h"
 #include "allot/policy.h"
 
-namespace allot::runtime::cycle {
+namespace allot::runtime {
 
 // The protected time a job gets: the class's `protect`, or for `protect up to
 // D` the time the job asked for capped at D (D when it asked for nothing).
@@ -27,4 +27,12 @@ Contract contract_at_start(const ClassInfo& info, const JobRequest& job, Seconds
 // missing deadline), or nullopt.
 std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobRequest& job);
 
-}  // namespace allot::runtime::cycle
+// The time a job would resume from if it stopped at `at`: its last checkpoint
+// when resumable (a `checkpoint every` job is taken to checkpoint on schedule
+// after the last one the driver reported), else its start.
+Seconds last_safe_point(const RunningJob& job, Seconds at);
+
+// The GPU-seconds a job loses if it stops at `stop`: everything since its last safe point.
+double lost_gpu_seconds(const RunningJob& job, Seconds stop);
+
+}  // namespace allot::runtime
