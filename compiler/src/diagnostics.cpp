@@ -1,6 +1,7 @@
 #include "diagnostics.h"
 
 #include <algorithm>
+#include <cassert>
 #include <tuple>
 
 namespace allot {
@@ -20,17 +21,18 @@ DiagnosticBuilder& DiagnosticBuilder::help(std::string message) {
   return *this;
 }
 
-DiagnosticBuilder DiagnosticSink::error(std::string code, Span span, std::string message) {
-  return add(Severity::error, std::move(code), span, std::move(message));
+DiagnosticBuilder DiagnosticSink::error(DiagnosticCode code, Span span, std::string message) {
+  return add(Severity::error, code, span, std::move(message));
 }
 
-DiagnosticBuilder DiagnosticSink::warning(std::string code, Span span, std::string message) {
-  return add(Severity::warning, std::move(code), span, std::move(message));
+DiagnosticBuilder DiagnosticSink::warning(DiagnosticCode code, Span span, std::string message) {
+  return add(Severity::warning, code, span, std::move(message));
 }
 
-DiagnosticBuilder DiagnosticSink::add(Severity severity, std::string code, Span span, std::string message) {
+DiagnosticBuilder DiagnosticSink::add(Severity severity, DiagnosticCode code, Span span, std::string message) {
   // Invariant: references handed out by builders stay valid until the next add().
-  diagnostics_.push_back({severity, std::move(code), std::move(message), sources_.resolve(span), {}, {}});
+  assert(severity == code_info(code).severity);
+  diagnostics_.push_back({severity, std::string(code_name(code)), std::move(message), sources_.resolve(span), {}, {}});
   return DiagnosticBuilder(diagnostics_.back(), sources_);
 }
 

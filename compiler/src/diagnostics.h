@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnostic_codes.h"
 #include "source.h"
 
 namespace allot {
@@ -27,15 +28,16 @@ class DiagnosticBuilder {
 class DiagnosticSink {
  public:
   explicit DiagnosticSink(const SourceManager& sources) : sources_(sources) {}
-  DiagnosticBuilder error(std::string code, Span span, std::string message);
-  DiagnosticBuilder warning(std::string code, Span span, std::string message);
+  // `code` must be a code of that severity (diagnostic_codes.h).
+  DiagnosticBuilder error(DiagnosticCode code, Span span, std::string message);
+  DiagnosticBuilder warning(DiagnosticCode code, Span span, std::string message);
   bool has_errors() const;
   std::size_t error_count() const;
   // Diagnostics ordered by file, then position, then code (stable for ties).
   std::vector<Diagnostic> take_sorted();
 
  private:
-  DiagnosticBuilder add(Severity severity, std::string code, Span span, std::string message);
+  DiagnosticBuilder add(Severity severity, DiagnosticCode code, Span span, std::string message);
   const SourceManager& sources_;
   std::vector<Diagnostic> diagnostics_;
 };

@@ -3,6 +3,8 @@
 // prints for it (`expected.txt`). The folder's name is the diagnostic code the
 // case is about, optionally followed by `-detail`; the test also asserts that
 // this code is reported. "Today" is 2026-12-01 unless the folder has a `now` file.
+// (`io_error-folder` holds a folder named `input.allot`, which cannot be read.)
+// tests/compiler/diagnostic_codes_test.cpp checks that every code has a case.
 //
 // Set ALLOT_UPDATE_GOLDEN=1 to rewrite the expected files after an intended change.
 #include <catch2/catch.hpp>

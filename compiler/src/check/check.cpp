@@ -62,7 +62,7 @@ bool CheckResult::has_warnings() const {
 
 bool CheckResult::has_io_errors() const {
   for (const auto& d : diagnostics) {
-    if (d.code == "io_error") return true;
+    if (d.code == code_name(DiagnosticCode::io_error)) return true;
   }
   return false;
 }

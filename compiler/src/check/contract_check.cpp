@@ -74,7 +74,8 @@ Properties first_properties(const ast::ClassDecl& decl, const CheckContext& cont
     if (inserted) continue;
     const char* name = property_name(property.kind);
     context.diagnostics
-        .error("duplicate_declaration", property.span, fmt::format("`{}` is set twice in class `{}`", name, decl.name))
+        .error(DiagnosticCode::duplicate_declaration, property.span,
+               fmt::format("`{}` is set twice in class `{}`", name, decl.name))
         .note("first set here", it->second->span)
         .help(fmt::format("keep one `{}`", name));
   }
@@ -102,17 +103,17 @@ void report_invalid_value(const ast::ClassDecl& decl, const ast::ClassProperty& 
   const char* name = property_name(property.kind);
   if (is_duration(property.kind)) {
     context.diagnostics
-        .error("invalid_duration", property.span,
+        .error(DiagnosticCode::invalid_duration, property.span,
                fmt::format("`{}` of class `{}` must be longer than 0 and at most 100 years", name, decl.name))
         .help(fmt::format("write a duration such as `{} 15m`, or remove the line", name));
   } else if (property.kind == Kind::slo) {
     context.diagnostics
-        .error("invalid_contract", property.span,
+        .error(DiagnosticCode::invalid_contract, property.span,
                fmt::format("`slo` of class `{}` must be above 0% and at most 100%", decl.name))
         .help("write the share of deadline jobs that must finish in time, such as `slo 95%`");
   } else {
     context.diagnostics
-        .error("invalid_contract", property.span,
+        .error(DiagnosticCode::invalid_contract, property.span,
                fmt::format("`{}` of class `{}` must be a whole number from 1 to 1000000", name, decl.name))
         .help(fmt::format("write `{} 1` or more", name));
   }
@@ -159,7 +160,7 @@ void check_checkpoint_protection(const ast::ClassDecl& decl, const Contract& con
   const std::string interval = format_duration(checkpoint->second->value);
   if (!contract.all.count(Kind::protect)) {
     context.diagnostics
-        .error("checkpoint_exceeds_protection", checkpoint->second->span,
+        .error(DiagnosticCode::checkpoint_exceeds_protection, checkpoint->second->span,
                fmt::format("class `{}` checkpoints every {} but protects no time", decl.name, interval))
         .help(fmt::format("a job could be preempted before its first checkpoint, again and again; add `protect {}` "
                           "or longer",
@@ -170,7 +171,7 @@ void check_checkpoint_protection(const ast::ClassDecl& decl, const Contract& con
   if (protect == contract.valid.end() || checkpoint->second->value <= protect->second->value) return;
   const std::string protected_time = format_duration(protect->second->value);
   context.diagnostics
-      .error("checkpoint_exceeds_protection", checkpoint->second->span,
+      .error(DiagnosticCode::checkpoint_exceeds_protection, checkpoint->second->span,
              fmt::format("checkpoint interval {} is longer than the protected time {}", interval, protected_time))
       .note("protected here", protect->second->span)
       .help(fmt::format("a job preempted right after its protection ends would lose up to {} of work; checkpoint at "
@@ -183,7 +184,7 @@ void check_resumable_if_preemptible(const ast::ClassDecl& decl, const Properties
   if (!is_preemptible(properties) || flag(properties, Kind::resumable, false)) return;
   auto preemptible = properties.find(Kind::preemptible);
   const Span span = preemptible == properties.end() ? decl.name_span : preemptible->second->span;
-  auto diagnostic = context.diagnostics.error("preemptible_not_resumable", span,
+  auto diagnostic = context.diagnostics.error(DiagnosticCode::preemptible_not_resumable, span,
                                               fmt::format("class `{}` can be preempted but cannot resume", decl.name));
   if (preemptible == properties.end()) diagnostic.note("classes are preemptible unless they say otherwise");
   diagnostic.help("mark the class `resumable`, or `preemptible false` so its jobs run to completion");
@@ -194,13 +195,13 @@ void check_deadline_and_slo(const ast::ClassDecl& decl, const Properties& proper
   auto slo = properties.find(Kind::slo);
   if (requires_deadline(properties) && slo == properties.end()) {
     context.diagnostics
-        .error("deadline_without_slo", deadline->second->span,
+        .error(DiagnosticCode::deadline_without_slo, deadline->second->span,
                fmt::format("class `{}` requires a deadline but sets no `slo`", decl.name))
         .help("add `slo 95%`: the share of its jobs that must finish before their deadline");
   }
   if (!requires_deadline(properties) && slo != properties.end()) {
     context.diagnostics
-        .warning("slo_without_deadline", slo->second->span,
+        .warning(DiagnosticCode::slo_without_deadline, slo->second->span,
                  fmt::format("`slo` of class `{}` has no deadline to measure", decl.name))
         .help("add `deadline required`, or remove `slo`");
   }

@@ -18,7 +18,8 @@ const std::vector<std::string> kFairshareAlgorithms = {"fair_tree", "classic", "
 template <typename Decl>
 void check_single(const std::vector<Decl>& decls, const char* keyword, const CheckContext& context) {
   for (std::size_t i = 1; i < decls.size(); ++i) {
-    context.diagnostics.error("duplicate_declaration", decls[i].span, fmt::format("`{}` is declared twice", keyword))
+    context.diagnostics
+        .error(DiagnosticCode::duplicate_declaration, decls[i].span, fmt::format("`{}` is declared twice", keyword))
         .note("first declared here", decls[0].span)
         .help(fmt::format("a policy has one `{}`; merge the two", keyword));
   }
@@ -29,14 +30,15 @@ void check_required(const std::vector<Decl>& decls, const char* keyword, const a
                     const CheckContext& context, const char* help) {
   if (!decls.empty()) return;
   context.diagnostics
-      .error("missing_declaration", policy.name_span, fmt::format("policy `{}` has no `{}`", policy.name, keyword))
+      .error(DiagnosticCode::missing_declaration, policy.name_span,
+             fmt::format("policy `{}` has no `{}`", policy.name, keyword))
       .help(help);
 }
 
 void check_unit(const ast::UnitDecl& unit, const CheckContext& context) {
   const bool dominant = unit.kind == "dominant";
   if (!dominant && unit.kind != "gpu_hours") {
-    context.diagnostics.error("unknown_name", unit.kind_span, fmt::format("unknown unit `{}`", unit.kind))
+    context.diagnostics.error(DiagnosticCode::unknown_name, unit.kind_span, fmt::format("unknown unit `{}`", unit.kind))
         .help(suggest(unit.kind, kUnitKinds));
     return;
   }
@@ -44,32 +46,38 @@ void check_unit(const ast::UnitDecl& unit, const CheckContext& context) {
   for (const auto& weight : unit.weights) {
     if (dominant &&
         std::find(kDominantResources.begin(), kDominantResources.end(), weight.name) == kDominantResources.end()) {
-      context.diagnostics.error("unknown_name", weight.span, fmt::format("unknown resource `{}`", weight.name))
+      context.diagnostics
+          .error(DiagnosticCode::unknown_name, weight.span, fmt::format("unknown resource `{}`", weight.name))
           .help(suggest(weight.name, kDominantResources));
     }
     if (auto [it, inserted] = seen.emplace(weight.name, &weight); !inserted) {
-      context.diagnostics.error("duplicate_name", weight.span, fmt::format("weight `{}` is set twice", weight.name))
+      context.diagnostics
+          .error(DiagnosticCode::duplicate_name, weight.span, fmt::format("weight `{}` is set twice", weight.name))
           .note("first set here", it->second->span);
     }
     if (weight.value <= 0) {
       context.diagnostics
-          .error("invalid_weight", weight.span, fmt::format("weight of `{}` must be above 0", weight.name))
+          .error(DiagnosticCode::invalid_weight, weight.span,
+                 fmt::format("weight of `{}` must be above 0", weight.name))
           .help("leave a resource out rather than weighting it 0");
     }
   }
   if (dominant && !seen.count("gpu")) {
-    context.diagnostics.error("missing_declaration", unit.span, "a dominant-resource unit has no `gpu` weight")
+    context.diagnostics
+        .error(DiagnosticCode::missing_declaration, unit.span, "a dominant-resource unit has no `gpu` weight")
         .help("add `gpu = 1.0`");
   }
 }
 
 void check_window(const ast::WindowDecl& window, const CheckContext& context) {
   if (window.seconds <= 0) {
-    context.diagnostics.error("invalid_duration", window.span, "the fair-share window must be longer than 0")
+    context.diagnostics
+        .error(DiagnosticCode::invalid_duration, window.span, "the fair-share window must be longer than 0")
         .help("a 7-day window (`window 7d`) is the usual choice");
   }
   if (window.half_life_seconds && *window.half_life_seconds <= 0) {
-    context.diagnostics.error("invalid_duration", window.half_life_span, "the half-life must be longer than 0")
+    context.diagnostics
+        .error(DiagnosticCode::invalid_duration, window.half_life_span, "the half-life must be longer than 0")
         .help("leave `half_life` out for no decay inside the window");
   }
 }
@@ -81,7 +89,8 @@ void check_policy(const ast::Policy& policy, const CheckContext& context, bool h
   check_required(policy.ranks, "rank", policy, context, "add `rank = ...`, for example `rank = fair_tree(account)`");
   if (!has_classes) {
     context.diagnostics
-        .error("missing_declaration", policy.name_span, fmt::format("policy `{}` has no job class", policy.name))
+        .error(DiagnosticCode::missing_declaration, policy.name_span,
+               fmt::format("policy `{}` has no job class", policy.name))
         .help("declare a `class` or import `stdlib/classes.allot`");
   }
   check_single(policy.units, "unit", context);
@@ -97,7 +106,8 @@ void check_policy(const ast::Policy& policy, const CheckContext& context, bool h
     if (std::find(kFairshareAlgorithms.begin(), kFairshareAlgorithms.end(), fairshare.algorithm) ==
         kFairshareAlgorithms.end()) {
       context.diagnostics
-          .error("unknown_name", fairshare.span, fmt::format("unknown fair-share algorithm `{}`", fairshare.algorithm))
+          .error(DiagnosticCode::unknown_name, fairshare.span,
+                 fmt::format("unknown fair-share algorithm `{}`", fairshare.algorithm))
           .help(suggest(fairshare.algorithm, kFairshareAlgorithms));
     }
   }
@@ -105,7 +115,8 @@ void check_policy(const ast::Policy& policy, const CheckContext& context, bool h
   for (const auto& exception : policy.exceptions) {
     if (auto [it, inserted] = exceptions.emplace(exception.name, exception.name_span); !inserted) {
       context.diagnostics
-          .error("duplicate_name", exception.name_span, fmt::format("exception `{}` is declared twice", exception.name))
+          .error(DiagnosticCode::duplicate_name, exception.name_span,
+                 fmt::format("exception `{}` is declared twice", exception.name))
           .note("first declared here", it->second);
     }
   }
@@ -116,7 +127,8 @@ void add_to_scope(std::map<std::string, const Decl*>& scope, const Decl& decl, c
                   const CheckContext& context) {
   auto [it, inserted] = scope.emplace(decl.name, &decl);
   if (inserted) return;
-  context.diagnostics.error("duplicate_name", decl.name_span, fmt::format("{} `{}` is declared twice", what, decl.name))
+  context.diagnostics
+      .error(DiagnosticCode::duplicate_name, decl.name_span, fmt::format("{} `{}` is declared twice", what, decl.name))
       .note("first declared here", it->second->name_span)
       .help(fmt::format("rename one of them; names of {}s are shared with imported files", what));
 }
@@ -138,7 +150,7 @@ Scope check_declarations(const Program& program, const CheckContext& context) {
     }
   }
   for (std::size_t i = 1; i < root.policies.size(); ++i) {
-    context.diagnostics.error("multiple_policies", root.policies[i].name_span, "a file holds one policy")
+    context.diagnostics.error(DiagnosticCode::multiple_policies, root.policies[i].name_span, "a file holds one policy")
         .note("the first policy is here", root.policies[0].name_span)
         .help("put each policy in its own file");
   }

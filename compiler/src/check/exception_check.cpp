@@ -42,7 +42,7 @@ Fields first_fields(const ast::ExceptionDecl& exception, const CheckContext& con
     if (inserted) continue;
     const char* name = field_name(field.kind);
     context.diagnostics
-        .error("duplicate_declaration", field.span,
+        .error(DiagnosticCode::duplicate_declaration, field.span,
                fmt::format("`{}` is set twice in exception `{}`", name, exception.name))
         .note("first set here", it->second->span)
         .help(fmt::format("keep one `{}`", name));
@@ -57,7 +57,7 @@ std::string horizon_date(const CheckContext& context) {
 // Reports a text field (owner, reason) that is absent, or empty (then the
 // empty string is what to change, so it carries the span).
 void check_text_field(const ast::ExceptionDecl& exception, const Fields& fields, ExceptionFieldKind kind,
-                      const char* code, const char* help, const CheckContext& context) {
+                      DiagnosticCode code, const char* help, const CheckContext& context) {
   const char* name = field_name(kind);
   auto found = fields.find(kind);
   if (found == fields.end()) {
@@ -71,13 +71,13 @@ void check_text_field(const ast::ExceptionDecl& exception, const Fields& fields,
 }
 
 void check_required_fields(const ast::ExceptionDecl& exception, const Fields& fields, const CheckContext& context) {
-  check_text_field(exception, fields, ExceptionFieldKind::owner, "missing_owner",
+  check_text_field(exception, fields, ExceptionFieldKind::owner, DiagnosticCode::missing_owner,
                    "add `owner \"name@example.com\"`: the person who answers for the grant", context);
-  check_text_field(exception, fields, ExceptionFieldKind::reason, "missing_reason",
+  check_text_field(exception, fields, ExceptionFieldKind::reason, DiagnosticCode::missing_reason,
                    "add `reason \"...\"`: why the grant is needed, for whoever reviews it", context);
   if (!fields.count(ExceptionFieldKind::expires)) {
     context.diagnostics
-        .error("exception_missing_expiry", exception.name_span,
+        .error(DiagnosticCode::exception_missing_expiry, exception.name_span,
                fmt::format("exception `{}` has no expiry date", exception.name))
         .help(
             fmt::format("every exception expires: add `expires YYYY-MM-DD` (at the latest {})", horizon_date(context)));
@@ -100,7 +100,7 @@ bool check_starts_before_expiry(const ast::ExceptionDecl& exception, const Field
   const auto expires = field_date(fields, ExceptionFieldKind::expires);
   if (!starts || !expires || *expires > *starts) return true;
   context.diagnostics
-      .error("exception_ends_before_start", date_span(fields, ExceptionFieldKind::expires),
+      .error(DiagnosticCode::exception_ends_before_start, date_span(fields, ExceptionFieldKind::expires),
              fmt::format("exception `{}` expires on {}, {} it starts", exception.name, format_date(*expires),
                          *expires == *starts ? "the day" : "before"))
       .note(fmt::format("it starts on {}", format_date(*starts)), date_span(fields, ExceptionFieldKind::starts))
@@ -117,7 +117,7 @@ bool check_expiry(const ast::ExceptionDecl& exception, const Fields& fields, con
   const Span span = date_span(fields, ExceptionFieldKind::expires);
   if (days < 0) {
     context.diagnostics
-        .error("exception_expired", span,
+        .error(DiagnosticCode::exception_expired, span,
                fmt::format("exception `{}` expired on {}", exception.name, format_date(*expires)))
         .note(fmt::format("today is {}", format_date(context.today)))
         .help("remove the exception, or renew it with a later `expires` date if it is still needed");
@@ -125,7 +125,7 @@ bool check_expiry(const ast::ExceptionDecl& exception, const Fields& fields, con
   }
   if (days > horizon) {
     context.diagnostics
-        .error("exception_beyond_horizon", span,
+        .error(DiagnosticCode::exception_beyond_horizon, span,
                fmt::format("exception `{}` runs {} days from today, beyond the {}-day limit", exception.name, days,
                            horizon))
         .help(fmt::format("expire it by {} and renew it if it is still needed, or raise the limit with "
@@ -170,7 +170,8 @@ bool moves_percentages(const ast::NodePath& path, int node, const TreeIndex& ind
   const std::string reason = not_percent_reason(index, node);
   if (reason.empty()) return true;
   context.diagnostics
-      .error("grant_needs_percent", path.span, fmt::format("a grant moves percentage points, and {}", reason))
+      .error(DiagnosticCode::grant_needs_percent, path.span,
+             fmt::format("a grant moves percentage points, and {}", reason))
       .note(fmt::format("`{}` is here", index.nodes()[node].path), index.nodes()[node].node->share_span)
       .help("grant to and from nodes whose share is a percentage of their parent, such as `40%`");
   return false;
@@ -188,13 +189,13 @@ std::optional<ResolvedGrant> resolve_grant(const ast::ExceptionDecl& exception, 
   }
   if (from == to) {
     context.diagnostics
-        .error("invalid_grant", grant.span,
+        .error(DiagnosticCode::invalid_grant, grant.span,
                fmt::format("grant takes from `{}` what it gives to `{}`", grant.from->joined(), grant.to.joined()))
         .help("take the points from another node, or leave out `from` to lend the level's `unallocated` share");
     return std::nullopt;
   }
   if (grant.percent == 0) {
-    context.diagnostics.error("invalid_grant", grant.amount_span, "grant of 0% changes nothing")
+    context.diagnostics.error(DiagnosticCode::invalid_grant, grant.amount_span, "grant of 0% changes nothing")
         .help("grant a share such as `+10%`, or remove the line");
     return std::nullopt;
   }
@@ -204,7 +205,8 @@ std::optional<ResolvedGrant> resolve_grant(const ast::ExceptionDecl& exception, 
 void check_has_grant(const ast::ExceptionDecl& exception, const CheckContext& context) {
   if (!exception.grants.empty()) return;
   context.diagnostics
-      .error("missing_declaration", exception.name_span, fmt::format("exception `{}` grants nothing", exception.name))
+      .error(DiagnosticCode::missing_declaration, exception.name_span,
+             fmt::format("exception `{}` grants nothing", exception.name))
       .help("add a grant such as `grant exploration +10% from platform`");
 }
 
@@ -255,7 +257,7 @@ void check_not_negative(const TreeIndex& index, const std::vector<GrantedShare>&
     if (shares[i].percent >= -kShareTolerance) continue;
     const ResolvedGrant* culprit = last_change(shares[i], true);
     context.diagnostics
-        .error("exception_share_negative", culprit->grant->span,
+        .error(DiagnosticCode::exception_share_negative, culprit->grant->span,
                fmt::format("exceptions leave `{}` with {}", node.path, format_percent(shares[i].percent)))
         .note(negative_terms(node, shares[i]))
         .help(fmt::format("take at most {} from `{}` in total, or take the rest from another node",
@@ -306,7 +308,7 @@ void check_level_total(const TreeIndex& index, int parent, const std::vector<Gra
   const std::string level =
       parent == kTreeRoot ? "the programs' shares" : fmt::format("the shares under `{}`", index.nodes()[parent].path);
   context.diagnostics
-      .error("exception_level_over_100", culprit->grant->span,
+      .error(DiagnosticCode::exception_level_over_100, culprit->grant->span,
              fmt::format("exceptions raise {} to {}", level, format_percent(after)))
       .note(format_sum(terms, after))
       .help(over_100_help(*culprit, raised, index));

@@ -188,7 +188,7 @@ Type ExpressionTyper::type_of_string(const ast::Expr& expr) {
   const auto& labels = label_names();
   const bool is_member =
       scope_.classes.count(expr.text) || std::find(labels.begin(), labels.end(), expr.text) != labels.end();
-  diagnostics_.error("type_mismatch", expr.span, "a string cannot be used in an expression")
+  diagnostics_.error(DiagnosticCode::type_mismatch, expr.span, "a string cannot be used in an expression")
       .help(is_member ? fmt::format("write `{}` without quotes", expr.text)
                       : "strings are only for `owner`, `reason` and `hypothesis`");
   return Type::error;
@@ -215,7 +215,7 @@ void ExpressionTyper::report_unknown_name(const ast::Expr& expr, const Environme
     for (const auto& label : label_names()) candidates.push_back(label);
     help = suggest(expr.text, candidates);
   }
-  diagnostics_.error("unknown_name", expr.span, fmt::format("unknown name `{}`", expr.text)).help(help);
+  diagnostics_.error(DiagnosticCode::unknown_name, expr.span, fmt::format("unknown name `{}`", expr.text)).help(help);
 }
 
 Type ExpressionTyper::type_of_field(const ast::Expr& expr, Environment& environment) {
@@ -223,7 +223,8 @@ Type ExpressionTyper::type_of_field(const ast::Expr& expr, Environment& environm
   if (target == Type::error) return Type::error;
   if (!is_record(target)) {
     diagnostics_
-        .error("type_mismatch", expr.name_span, fmt::format("a `{}` has no field `{}`", type_name(target), expr.text))
+        .error(DiagnosticCode::type_mismatch, expr.name_span,
+               fmt::format("a `{}` has no field `{}`", type_name(target), expr.text))
         .help("only `job`, `account` and `cluster` have fields");
     return Type::error;
   }
@@ -231,7 +232,8 @@ Type ExpressionTyper::type_of_field(const ast::Expr& expr, Environment& environm
   std::vector<std::string> names;
   for (const auto& field : record_fields(target)) names.emplace_back(field.name);
   diagnostics_
-      .error("unknown_field", expr.name_span, fmt::format("`{}` has no field `{}`", type_name(target), expr.text))
+      .error(DiagnosticCode::unknown_field, expr.name_span,
+             fmt::format("`{}` has no field `{}`", type_name(target), expr.text))
       .help(suggest(expr.text, names));
   return Type::error;
 }
@@ -252,7 +254,8 @@ void ExpressionTyper::report_unknown_function(const ast::Expr& expr) {
   for (const auto& [name, signature] : functions_) names.push_back(name);
   std::string help = closest_name(expr.text, names).empty() ? field_as_function_help(expr.text) : "";
   if (help.empty()) help = suggest(expr.text, names);
-  diagnostics_.error("unknown_function", expr.name_span, fmt::format("unknown function `{}`", expr.text)).help(help);
+  diagnostics_.error(DiagnosticCode::unknown_function, expr.name_span, fmt::format("unknown function `{}`", expr.text))
+      .help(help);
 }
 
 Type ExpressionTyper::type_of_builtin_call(const ast::Expr& expr, const std::vector<Type>& arguments) {
@@ -261,7 +264,7 @@ Type ExpressionTyper::type_of_builtin_call(const ast::Expr& expr, const std::vec
   if (count < builtin.min_arguments || (builtin.max_arguments && count > *builtin.max_arguments)) {
     const bool exact = builtin.max_arguments == builtin.min_arguments;
     diagnostics_
-        .error("wrong_argument_count", expr.span,
+        .error(DiagnosticCode::wrong_argument_count, expr.span,
                fmt::format("`{}` takes {}{} argument{}, not {}", builtin.name, exact ? "" : "at least ",
                            builtin.min_arguments, builtin.min_arguments == 1 ? "" : "s", count))
         .help(fmt::format("write `{}`", builtin.usage));
@@ -275,7 +278,7 @@ Type ExpressionTyper::type_of_builtin_call(const ast::Expr& expr, const std::vec
       names += fmt::format("{}`{}`", i == 0 ? "" : i + 1 == accepted.size() ? " or " : ", ", type_name(accepted[i]));
     }
     diagnostics_
-        .error("type_mismatch", expr.operands[0]->span,
+        .error(DiagnosticCode::type_mismatch, expr.operands[0]->span,
                fmt::format("`{}` takes {}, not `{}`", builtin.name, names, type_name(arguments[0])))
         .help(conversion_help(accepted[0], arguments[0], *expr.operands[0]));
     return Type::error;
@@ -283,7 +286,7 @@ Type ExpressionTyper::type_of_builtin_call(const ast::Expr& expr, const std::vec
   for (std::size_t i = 1; i < count; ++i) {
     if (arguments[i] == arguments[0]) continue;
     diagnostics_
-        .error("type_mismatch", expr.operands[i]->span,
+        .error(DiagnosticCode::type_mismatch, expr.operands[i]->span,
                fmt::format("arguments of `{}` must have the same type, not `{}` and `{}`", builtin.name,
                            type_name(arguments[0]), type_name(arguments[i])))
         .note(fmt::format("the first argument is `{}`", type_name(arguments[0])), expr.operands[0]->span)
@@ -300,7 +303,7 @@ Type ExpressionTyper::type_of_user_call(const ast::Expr& expr, const FunctionSig
     std::string names;
     for (const auto& param : decl.params) names += (names.empty() ? "" : ", ") + param.name;
     diagnostics_
-        .error("wrong_argument_count", expr.span,
+        .error(DiagnosticCode::wrong_argument_count, expr.span,
                fmt::format("`{}` takes {} argument{}, not {}", decl.name, decl.params.size(),
                            decl.params.size() == 1 ? "" : "s", arguments.size()))
         .note(fmt::format("`{}` is declared here", decl.name), decl.name_span)
@@ -311,7 +314,7 @@ Type ExpressionTyper::type_of_user_call(const ast::Expr& expr, const FunctionSig
     const Type expected = function.parameters[i];
     if (arguments[i] == Type::error || expected == Type::error || arguments[i] == expected) continue;
     diagnostics_
-        .error("type_mismatch", expr.operands[i]->span,
+        .error(DiagnosticCode::type_mismatch, expr.operands[i]->span,
                fmt::format("argument `{}` of `{}` must be `{}`, not `{}`", decl.params[i].name, decl.name,
                            type_name(expected), type_name(arguments[i])))
         .note("the parameter is declared here", decl.params[i].type.span)
@@ -325,10 +328,11 @@ Type ExpressionTyper::type_of_unary(const ast::Expr& expr, Environment& environm
   if (operand == Type::error) return Type::error;
   if (auto result = unary_result(expr.text, operand)) return *result;
   if (expr.text == "not") {
-    diagnostics_.error("type_mismatch", expr.span, fmt::format("cannot apply `not` to `{}`", type_name(operand)))
+    diagnostics_
+        .error(DiagnosticCode::type_mismatch, expr.span, fmt::format("cannot apply `not` to `{}`", type_name(operand)))
         .help(condition_help(operand, *expr.operands[0]));
   } else {
-    diagnostics_.error("type_mismatch", expr.span, fmt::format("cannot negate `{}`", type_name(operand)))
+    diagnostics_.error(DiagnosticCode::type_mismatch, expr.span, fmt::format("cannot negate `{}`", type_name(operand)))
         .help(operand == Type::boolean ? "write `not` to negate a condition" : "");
   }
   return Type::error;
@@ -339,7 +343,7 @@ Type ExpressionTyper::type_of_binary(const ast::Expr& expr, Environment& environ
   const Type right = type_of(*expr.operands[1], environment);
   if (left == Type::error || right == Type::error) return Type::error;
   if (auto result = binary_result(expr.text, left, right)) return *result;
-  diagnostics_.error("type_mismatch", expr.span, binary_mismatch_message(expr.text, left, right))
+  diagnostics_.error(DiagnosticCode::type_mismatch, expr.span, binary_mismatch_message(expr.text, left, right))
       .help(binary_mismatch_help(expr, left, right));
   return Type::error;
 }
@@ -349,7 +353,7 @@ Type ExpressionTyper::type_of_if(const ast::Expr& expr, Environment& environment
   const Type condition_type = type_of(condition, environment);
   if (condition_type != Type::error && condition_type != Type::boolean) {
     diagnostics_
-        .error("type_mismatch", condition.span,
+        .error(DiagnosticCode::type_mismatch, condition.span,
                fmt::format("the condition of `if` must be `bool`, not `{}`", type_name(condition_type)))
         .help(condition_help(condition_type, condition));
   }
@@ -359,7 +363,7 @@ Type ExpressionTyper::type_of_if(const ast::Expr& expr, Environment& environment
   if (then_type == else_type) return then_type;
   diagnostics_
       .error(
-          "type_mismatch", expr.operands[2]->span,
+          DiagnosticCode::type_mismatch, expr.operands[2]->span,
           fmt::format("`if` branches have different types: `{}` and `{}`", type_name(then_type), type_name(else_type)))
       .note(fmt::format("the `then` branch is `{}`", type_name(then_type)), expr.operands[1]->span)
       .help(literal_unit_help(then_type, else_type, *expr.operands[2]));

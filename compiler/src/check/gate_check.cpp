@@ -57,7 +57,7 @@ std::string compact_duration(double seconds) {
 
 void check_operator(const ast::Gate& gate, const CheckContext& context) {
   if (gate.op != "==" && gate.op != "!=") return;
-  context.diagnostics.error("invalid_gate", gate.op_span, fmt::format("a gate cannot use `{}`", gate.op))
+  context.diagnostics.error(DiagnosticCode::invalid_gate, gate.op_span, fmt::format("a gate cannot use `{}`", gate.op))
       .help("a gate is a threshold: write `>=` for a minimum or `<=` for a maximum");
 }
 
@@ -66,7 +66,8 @@ void check_subject(const ast::Gate& gate, const GateMetricSchema& metric, const 
   if (!gate.subject) return;
   if (!metric.takes_class) {
     context.diagnostics
-        .error("invalid_gate", gate.subject_span, fmt::format("`{}` is not measured per class", gate.metric))
+        .error(DiagnosticCode::invalid_gate, gate.subject_span,
+               fmt::format("`{}` is not measured per class", gate.metric))
         .help(fmt::format("remove `{}`; a class applies only to {}", *gate.subject,
                           metric_list([](const GateMetricSchema& m) { return m.takes_class; })));
     return;
@@ -74,7 +75,8 @@ void check_subject(const ast::Gate& gate, const GateMetricSchema& metric, const 
   if (scope.classes.count(*gate.subject)) return;
   std::vector<std::string> classes;
   for (const auto& [name, decl] : scope.classes) classes.push_back(name);
-  context.diagnostics.error("unknown_name", gate.subject_span, fmt::format("unknown class `{}`", *gate.subject))
+  context.diagnostics
+      .error(DiagnosticCode::unknown_name, gate.subject_span, fmt::format("unknown class `{}`", *gate.subject))
       .help(suggest(*gate.subject, classes));
 }
 
@@ -83,7 +85,7 @@ void check_threshold(const ast::Gate& gate, const GateMetricSchema& metric, cons
   const Type threshold = literal_type(*gate.threshold);
   if (threshold == metric.type) return;
   context.diagnostics
-      .error("type_mismatch", gate.threshold->span,
+      .error(DiagnosticCode::type_mismatch, gate.threshold->span,
              fmt::format("the threshold of `{}` must be a `{}`, not `{}`", gate.metric, type_name(metric.type),
                          type_name(threshold)))
       .help(literal_unit_help(metric.type, threshold, *gate.threshold));
@@ -92,7 +94,8 @@ void check_threshold(const ast::Gate& gate, const GateMetricSchema& metric, cons
 void check_window(const ast::Gate& gate, const GateMetricSchema& metric, const CheckContext& context) {
   if (!gate.window_seconds || metric.takes_window) return;
   context.diagnostics
-      .error("invalid_gate", gate.window_span, fmt::format("`{}` is not measured over a window", gate.metric))
+      .error(DiagnosticCode::invalid_gate, gate.window_span,
+             fmt::format("`{}` is not measured over a window", gate.metric))
       .help(fmt::format("remove `over {}`; a window applies only to {}", compact_duration(*gate.window_seconds),
                         metric_list([](const GateMetricSchema& m) { return m.takes_window; })));
 }
@@ -103,7 +106,8 @@ void check_gate(const ast::Gate& gate, const Scope& scope, const CheckContext& c
   if (!metric) {
     std::vector<std::string> names;
     for (const auto& known : gate_metrics()) names.emplace_back(known.name);
-    context.diagnostics.error("unknown_gate", gate.metric_span, fmt::format("unknown gate metric `{}`", gate.metric))
+    context.diagnostics
+        .error(DiagnosticCode::unknown_gate, gate.metric_span, fmt::format("unknown gate metric `{}`", gate.metric))
         .help(suggest(gate.metric, names));
     return;
   }

@@ -92,7 +92,7 @@ void check_expansion(const char* what, const ast::Expr& body, const Span& span, 
                      const CheckContext& context) {
   if (expansion.size(body) <= kMaxExpandedNodes) return;
   context.diagnostics
-      .error("resource_limit", span,
+      .error(DiagnosticCode::resource_limit, span,
              fmt::format("`{}` grows to more than {} operations once its function calls are inlined", what,
                          kMaxExpandedNodes))
       .help(
@@ -109,7 +109,7 @@ std::uint64_t tree_nodes(const std::vector<ast::TreeNode>& nodes) {
 void check_window(const ast::Policy& policy, const ast::WindowDecl& window, const CheckContext& context) {
   if (window.seconds > kMaxWindowSeconds) {
     context.diagnostics
-        .error("resource_limit", window.span,
+        .error(DiagnosticCode::resource_limit, window.span,
                "the fair-share window is longer than 366 days; the ledger keeps an hourly bucket per account "
                "across it")
         .help("Slurm sites decay usage over days or weeks: `window 14d half_life 7d`");
@@ -121,7 +121,7 @@ void check_window(const ast::Policy& policy, const ast::WindowDecl& window, cons
   const auto hours = static_cast<std::uint64_t>(window.seconds / 3600) + 1;
   if (accounts > 0 && hours > kMaxLedgerBuckets / accounts) {
     context.diagnostics
-        .error("resource_limit", window.span,
+        .error(DiagnosticCode::resource_limit, window.span,
                fmt::format("a {}-hour window over {} accounts needs more than {} hourly ledger buckets", hours,
                            accounts, kMaxLedgerBuckets))
         .help("shorten the window, or group accounts so the tree has fewer nodes");

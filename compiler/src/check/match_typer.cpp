@@ -26,7 +26,7 @@ Type ExpressionTyper::type_of_match(const ast::Expr& expr, Environment& environm
   Type subject_type = type_of(subject, environment);
   if (subject_type != Type::error && !is_enumeration(subject_type)) {
     diagnostics_
-        .error("type_mismatch", subject.span,
+        .error(DiagnosticCode::type_mismatch, subject.span,
                fmt::format("`match` takes a `class` or `label`, not `{}`", type_name(subject_type)))
         .help("choose between values with `if ... then ... else`");
     subject_type = Type::error;
@@ -42,7 +42,7 @@ void ExpressionTyper::check_match_patterns(const ast::Expr& expr, Type subject) 
   bool unknown_pattern = false;
   for (const auto& arm : expr.arms) {
     if (wildcard && wildcard + 1 == &arm) {
-      diagnostics_.warning("unreachable_arm", arm.pattern_span, "this arm is never reached")
+      diagnostics_.warning(DiagnosticCode::unreachable_arm, arm.pattern_span, "this arm is never reached")
           .note("`_` above matches every value", wildcard->pattern_span)
           .help("move the `_` arm last");
     }
@@ -52,11 +52,13 @@ void ExpressionTyper::check_match_patterns(const ast::Expr& expr, Type subject) 
     }
     if (std::find(members.begin(), members.end(), arm.pattern) == members.end()) {
       diagnostics_
-          .error("unknown_name", arm.pattern_span, fmt::format("`{}` is not a {}", arm.pattern, type_name(subject)))
+          .error(DiagnosticCode::unknown_name, arm.pattern_span,
+                 fmt::format("`{}` is not a {}", arm.pattern, type_name(subject)))
           .help(suggest(arm.pattern, members));
       unknown_pattern = true;
     } else if (auto [it, inserted] = matched.emplace(arm.pattern, arm.pattern_span); !inserted) {
-      diagnostics_.error("duplicate_name", arm.pattern_span, fmt::format("`{}` is matched twice", arm.pattern))
+      diagnostics_
+          .error(DiagnosticCode::duplicate_name, arm.pattern_span, fmt::format("`{}` is matched twice", arm.pattern))
           .note("first matched here", it->second)
           .help("remove one of the two arms");
     }
@@ -69,7 +71,7 @@ void ExpressionTyper::check_match_patterns(const ast::Expr& expr, Type subject) 
   }
   if (missing.empty()) return;
   diagnostics_
-      .error("non_exhaustive_match", expr.operands[0]->span,
+      .error(DiagnosticCode::non_exhaustive_match, expr.operands[0]->span,
              fmt::format("`match` does not cover every {}", type_name(subject)))
       .note(fmt::format("missing: {}", quoted_list(missing)))
       .help(fmt::format("add an arm for {}, or a last arm `_ => ...`", missing.size() == 1 ? "it" : "each"));
@@ -88,7 +90,7 @@ Type ExpressionTyper::type_of_match_arms(const ast::Expr& expr, Environment& env
       result = type;
     } else if (type != result && !failed) {
       diagnostics_
-          .error("type_mismatch", arm.value->span,
+          .error(DiagnosticCode::type_mismatch, arm.value->span,
                  fmt::format("`match` arms have different types: `{}` and `{}`", type_name(result), type_name(type)))
           .note(fmt::format("the first arm is `{}`", type_name(result)), first->value->span)
           .help(literal_unit_help(result, type, *arm.value));

@@ -32,7 +32,7 @@ Span keyword_span(const ast::TreeNode& node) {
 void check_program_keyword(const ast::TreeNode& program, const CheckContext& context) {
   if (!program.level_keyword) return;
   context.diagnostics
-      .error("invalid_tree_level", keyword_span(program),
+      .error(DiagnosticCode::invalid_tree_level, keyword_span(program),
              fmt::format("a {} cannot stand at the top of the tree", keyword_text(*program.level_keyword)))
       .help(fmt::format("top-level nodes are programs: write `{} {}`, or move it inside a program", program.name,
                         format_share(program)));
@@ -43,21 +43,21 @@ void report_missing_keyword(const ast::TreeNode& child, const CheckContext& cont
   const std::string allowed = child.children.empty() ? fmt::format("`project {0}` or `user {0}`", child.name)
                                                      : fmt::format("`project {}`", child.name);
   context.diagnostics
-      .error("invalid_tree_level", child.name_span, fmt::format("`{}` needs a level keyword", child.name))
+      .error(DiagnosticCode::invalid_tree_level, child.name_span, fmt::format("`{}` needs a level keyword", child.name))
       .help(fmt::format("write {}", allowed));
 }
 
 void check_user_is_leaf(const ast::TreeNode& user, const CheckContext& context) {
   if (!user.children.empty()) {
     context.diagnostics
-        .error("invalid_tree_level", user.children.front().name_span,
+        .error(DiagnosticCode::invalid_tree_level, user.children.front().name_span,
                fmt::format("user `{}` cannot have members", user.name))
         .note(fmt::format("`{}` is a user", user.name), keyword_span(user))
         .help(fmt::format("only programs and projects divide their share: make `{}` a `project`, or move `{}` out",
                           user.name, user.children.front().name));
   } else if (!user.unallocated.empty()) {
     context.diagnostics
-        .error("invalid_tree_level", user.unallocated.front().span,
+        .error(DiagnosticCode::invalid_tree_level, user.unallocated.front().span,
                fmt::format("user `{}` has no members to leave a share unallocated", user.name))
         .help("remove `unallocated`; only programs and projects divide their share");
   }
@@ -92,7 +92,7 @@ void check_parent_shares(const TreeIndex& index, const CheckContext& context) {
     const ast::TreeNode& node = *index.nodes()[program].node;
     if (node.share_form != ast::ShareForm::parent || !node.children.empty()) continue;
     context.diagnostics
-        .error("invalid_share_parent", node.share_span,
+        .error(DiagnosticCode::invalid_share_parent, node.share_span,
                fmt::format("program `{}` has `share parent` but no children", node.name))
         .note("`share parent` hands a node's place among its siblings to its children")
         .help(fmt::format("give `{}` a share of its own, such as `{}` or `shares 40`, or add its projects and users",
@@ -117,7 +117,8 @@ void check_sibling_names(const Level& level, const CheckContext& context) {
     auto [first, inserted] = seen.emplace(child.name, &child);
     if (inserted) continue;
     context.diagnostics
-        .error("duplicate_name", child.name_span, fmt::format("`{}` appears twice {}", child.name, level.where))
+        .error(DiagnosticCode::duplicate_name, child.name_span,
+               fmt::format("`{}` appears twice {}", child.name, level.where))
         .note("first declared here", first->second->name_span)
         .help("rename one of them, or merge them into one node");
   }
@@ -149,7 +150,7 @@ bool check_one_form(const Level& level, const CheckContext& context) {
   for (const auto& child : level.children) {
     if (child.share_form == ast::ShareForm::parent || child.share_form == first->share_form) continue;
     context.diagnostics
-        .error("mixed_share_forms", child.share_span,
+        .error(DiagnosticCode::mixed_share_forms, child.share_span,
                fmt::format("shares {} mix percentages and raw `shares N`", level.where))
         .note(fmt::format("`{}` uses {}", first->name, form_singular(first->share_form)), first->share_span)
         .help(kOneFormHelp);
@@ -157,7 +158,7 @@ bool check_one_form(const Level& level, const CheckContext& context) {
   }
   if (first->share_form == ast::ShareForm::raw && !level.unallocated.empty()) {
     context.diagnostics
-        .error("mixed_share_forms", level.unallocated.front().span,
+        .error(DiagnosticCode::mixed_share_forms, level.unallocated.front().span,
                fmt::format("`unallocated` is a percentage, but the shares {} are raw `shares N`", level.where))
         .note(fmt::format("`{}` uses raw shares", first->name), first->share_span)
         .help(
@@ -174,13 +175,13 @@ void check_raw_range(const ast::TreeNode& child, bool& in_range, const CheckCont
   const char* help = "raw shares are whole numbers from 0 to 1000000, as Slurm's Fairshare";
   if (child.raw_shares != std::floor(child.raw_shares)) {
     context.diagnostics
-        .error("share_out_of_range", child.share_span,
+        .error(DiagnosticCode::share_out_of_range, child.share_span,
                fmt::format("raw share of `{}` is {}, not a whole number", child.name, format_number(child.raw_shares)))
         .help(help);
     in_range = false;
   } else if (child.raw_shares > kMaxRawShares) {
     context.diagnostics
-        .error("share_out_of_range", child.share_span,
+        .error(DiagnosticCode::share_out_of_range, child.share_span,
                fmt::format("raw share of `{}` is {}, above 1000000", child.name, format_number(child.raw_shares)))
         .help(help);
     in_range = false;
@@ -196,7 +197,7 @@ bool shares_in_range(const Level& level, const CheckContext& context) {
       check_raw_range(child, in_range, context);
     } else if (child.share_form == ast::ShareForm::percent && child.percent > 100 + kShareTolerance) {
       context.diagnostics
-          .error("share_out_of_range", child.share_span,
+          .error(DiagnosticCode::share_out_of_range, child.share_span,
                  fmt::format("share of `{}` is {}, above 100%", child.name, format_percent(child.percent)))
           .help("a share is a percentage of its parent: write at most `100%`");
       in_range = false;
@@ -204,7 +205,7 @@ bool shares_in_range(const Level& level, const CheckContext& context) {
   }
   if (!level.unallocated.empty() && level.unallocated.front().percent > 100 + kShareTolerance) {
     context.diagnostics
-        .error("share_out_of_range", level.unallocated.front().span,
+        .error(DiagnosticCode::share_out_of_range, level.unallocated.front().span,
                fmt::format("`unallocated {}` is above 100%", format_percent(level.unallocated.front().percent)))
         .help("lend at most `unallocated 100%`");
     in_range = false;
@@ -216,7 +217,7 @@ bool shares_in_range(const Level& level, const CheckContext& context) {
 bool check_single_unallocated(const Level& level, const CheckContext& context) {
   for (std::size_t i = 1; i < level.unallocated.size(); ++i) {
     context.diagnostics
-        .error("duplicate_declaration", level.unallocated[i].span,
+        .error(DiagnosticCode::duplicate_declaration, level.unallocated[i].span,
                fmt::format("`unallocated` is set twice {}", level.where))
         .note("first set here", level.unallocated.front().span)
         .help("merge them into one `unallocated`");
@@ -253,14 +254,14 @@ bool check_share_sum(const Level& level, const CheckContext& context) {
   if (std::fabs(total - 100) <= kShareTolerance) return true;
   if (terms.empty() && !level.children.empty()) return true;  // only `share parent` nodes: nothing to sum
   if (terms.empty()) {
-    context.diagnostics.error("share_sum_mismatch", level.span, "the tree has no programs")
+    context.diagnostics.error(DiagnosticCode::share_sum_mismatch, level.span, "the tree has no programs")
         .help("add programs whose shares sum to 100%, such as `research 100% { ... }`");
     return false;
   }
   const std::string message = level.top
                                   ? fmt::format("shares of the programs sum to {}, not 100%", format_percent(total))
                                   : fmt::format("shares {} sum to {}, not 100%", level.where, format_percent(total));
-  context.diagnostics.error("share_sum_mismatch", level.span, message)
+  context.diagnostics.error(DiagnosticCode::share_sum_mismatch, level.span, message)
       .note(format_sum(terms, total))
       .help(sum_help(level, total));
   return false;
@@ -340,7 +341,7 @@ bool check_joined_form(const LevelView& level, const TreeIndex& index, const Che
     const int through = parent_through(index, member, level.owner);
     const IndexedNode& passing = index.nodes()[through];
     context.diagnostics
-        .error("mixed_share_forms", node.share_span,
+        .error(DiagnosticCode::mixed_share_forms, node.share_span,
                fmt::format("`{}` uses {}, but it competes {}, where shares are {}", index.nodes()[member].path,
                            form_singular(node.share_form), level.where, form_plural(first.share_form)))
         .note(fmt::format("`{}` has `share parent`: its children compete one level up", passing.path),
@@ -369,7 +370,7 @@ void check_level_sum_fits(const LevelView& level, const TreeIndex& index, const 
   if (total <= kMaxLevelShares) return;
   auto diagnostic =
       context.diagnostics
-          .error("share_sum_overflow", level.span,
+          .error(DiagnosticCode::share_sum_overflow, level.span,
                  fmt::format("raw shares {} sum to {}, more than Slurm can hold", level.where, format_number(total)))
           .note("Slurm sums a level's shares in 32 bits: at most 4294967295");
   if (std::string note = joined_note(level, index); !note.empty()) diagnostic.note(note);
@@ -386,7 +387,7 @@ void warn_zero_level(const LevelView& level, const TreeIndex& index, const Check
   const bool raw = index.nodes()[level.members.front()].node->share_form == ast::ShareForm::raw;
   auto diagnostic =
       context.diagnostics
-          .warning("zero_share_level", level.span,
+          .warning(DiagnosticCode::zero_share_level, level.span,
                    fmt::format("every share {} is {}", level.where, raw ? "`shares 0`" : "0%"))
           .note(
               "a zero share is no entitlement: their jobs run only on capacity others lend, ranked last by Fair "
@@ -442,7 +443,8 @@ std::map<AttributeKind, const ast::NodeAttribute*> first_attributes(const Indexe
     if (inserted) continue;
     const char* name = attribute_name(attribute.kind);
     context.diagnostics
-        .error("duplicate_declaration", attribute.span, fmt::format("`{}` is set twice on `{}`", name, entry.path))
+        .error(DiagnosticCode::duplicate_declaration, attribute.span,
+               fmt::format("`{}` is set twice on `{}`", name, entry.path))
         .note("first set here", it->second->span)
         .help(fmt::format("keep one `{}`", name));
   }
@@ -451,17 +453,17 @@ std::map<AttributeKind, const ast::NodeAttribute*> first_attributes(const Indexe
 
 struct RequiredAttribute {
   AttributeKind kind;
-  const char* code;
+  DiagnosticCode code;
   const char* missing;  // how the message names it
   const char* help;
 };
 
 const RequiredAttribute kRequiredAttributes[] = {
-    {AttributeKind::owner, "missing_owner", "owner",
+    {AttributeKind::owner, DiagnosticCode::missing_owner, "owner",
      "add `owner \"name@example.com\"`: the person who answers for this share"},
-    {AttributeKind::review, "missing_review", "review date",
+    {AttributeKind::review, DiagnosticCode::missing_review, "review date",
      "add `review YYYY-MM-DD`: when its share and hypothesis are next reviewed"},
-    {AttributeKind::hypothesis, "missing_hypothesis", "hypothesis",
+    {AttributeKind::hypothesis, DiagnosticCode::missing_hypothesis, "hypothesis",
      "add `hypothesis \"...\"`: the impact this share is expected to buy"},
 };
 
@@ -497,14 +499,14 @@ void check_review_date(const IndexedNode& entry, const ast::NodeAttribute& revie
   const char* help = "review the node's share and hypothesis with its owner, then move the date";
   if (days < 0) {
     context.diagnostics
-        .error("review_date_passed", span,
+        .error(DiagnosticCode::review_date_passed, span,
                fmt::format("review of `{}` was due on {}", entry.path, format_date(*review.date)))
         .note(fmt::format("today is {}", format_date(context.today)))
         .help(help);
   } else if (days <= context.options.review_warning_days) {
     context.diagnostics
         .warning(
-            "review_date_near", span,
+            DiagnosticCode::review_date_near, span,
             fmt::format("review of `{}` is due {}, on {}", entry.path, days_from_now(days), format_date(*review.date)))
         .help(help);
   }

@@ -104,7 +104,7 @@ std::optional<int> resolve_node(const TreeIndex& index, const ast::NodePath& pat
       return lookup.node;
     case NodeLookup::Status::ambiguous: {
       auto diagnostic =
-          context.diagnostics.error("ambiguous_name", path.span,
+          context.diagnostics.error(DiagnosticCode::ambiguous_name, path.span,
                                     fmt::format("`{}` names {} nodes of the tree", written, lookup.candidates.size()));
       for (int candidate : lookup.candidates) {
         diagnostic.note(fmt::format("`{}` is here", index.nodes()[candidate].path),
@@ -114,7 +114,8 @@ std::optional<int> resolve_node(const TreeIndex& index, const ast::NodePath& pat
       return std::nullopt;
     }
     case NodeLookup::Status::unknown:
-      context.diagnostics.error("unknown_name", path.span, fmt::format("no node `{}` in the budget tree", written))
+      context.diagnostics
+          .error(DiagnosticCode::unknown_name, path.span, fmt::format("no node `{}` in the budget tree", written))
           .help(unknown_help(index, path));
       return std::nullopt;
   }

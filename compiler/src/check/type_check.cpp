@@ -18,10 +18,10 @@ namespace {
 Type resolve_type(const ast::TypeRef& ref, DiagnosticSink& diagnostics) {
   if (auto type = declared_type(ref.name)) return *type;
   if (ref.name == "string") {
-    diagnostics.error("unknown_type", ref.span, "type `string` cannot be declared")
+    diagnostics.error(DiagnosticCode::unknown_type, ref.span, "type `string` cannot be declared")
         .help("strings are literals for `owner`, `reason` and `hypothesis` only");
   } else {
-    diagnostics.error("unknown_type", ref.span, fmt::format("unknown type `{}`", ref.name))
+    diagnostics.error(DiagnosticCode::unknown_type, ref.span, fmt::format("unknown type `{}`", ref.name))
         .help(suggest(ref.name, declarable_type_names()));
   }
   return Type::error;
@@ -80,7 +80,7 @@ class ProgramTyper {
       signature.parameters.push_back(resolve_type(param.type, diagnostics_));
       if (auto [it, inserted] = names.emplace(param.name, param.name_span); !inserted) {
         diagnostics_
-            .error("duplicate_name", param.name_span,
+            .error(DiagnosticCode::duplicate_name, param.name_span,
                    fmt::format("parameter `{}` of `{}` is declared twice", param.name, decl.name))
             .note("first declared here", it->second)
             .help("rename one of them");
@@ -89,7 +89,8 @@ class ProgramTyper {
     if (decl.result) declared_results_[&decl] = resolve_type(*decl.result, diagnostics_);
     if (find_builtin(decl.name)) {
       diagnostics_
-          .error("duplicate_name", decl.name_span, fmt::format("function `{}` has the name of a builtin", decl.name))
+          .error(DiagnosticCode::duplicate_name, decl.name_span,
+                 fmt::format("function `{}` has the name of a builtin", decl.name))
           .help(fmt::format("rename it; a call to `{}` always means the builtin", decl.name));
     }
   }
@@ -108,7 +109,7 @@ class ProgramTyper {
   void report_recursion(const CallGraph& graph, const CallComponent& component) {
     const CallCycle cycle = find_cycle(graph, component);
     if (!cycle.closing_call) return;
-    diagnostics_.error("recursive_function", cycle.closing_call->name_span, cycle_message(graph, cycle))
+    diagnostics_.error(DiagnosticCode::recursive_function, cycle.closing_call->name_span, cycle_message(graph, cycle))
         .note(cycle_note(graph, cycle))
         .help("a policy must finish in bounded time, so functions cannot recurse: remove this call");
   }
@@ -129,7 +130,7 @@ class ProgramTyper {
     signature.result = *declared;
     if (body == Type::error || *declared == Type::error || body == *declared) return;
     diagnostics_
-        .error("type_mismatch", decl.body->span,
+        .error(DiagnosticCode::type_mismatch, decl.body->span,
                fmt::format("`{}` must return `{}`, but its body is `{}`", decl.name, type_name(*declared),
                            type_name(body)))
         .note("the result type is declared here", decl.result->span)
@@ -158,7 +159,8 @@ class ProgramTyper {
     const Type type = typer_.type_of(*rank.body, environment);
     if (type == Type::error || type == Type::number) return;
     diagnostics_
-        .error("type_mismatch", rank.body->span, fmt::format("`rank` must be a `number`, not `{}`", type_name(type)))
+        .error(DiagnosticCode::type_mismatch, rank.body->span,
+               fmt::format("`rank` must be a `number`, not `{}`", type_name(type)))
         .help(conversion_help(Type::number, type, *rank.body));
   }
 
@@ -168,7 +170,7 @@ class ProgramTyper {
     const Type type = typer_.type_of(*preempt.body, environment);
     if (type == Type::error || type == Type::boolean) return;
     diagnostics_
-        .error("type_mismatch", preempt.body->span,
+        .error(DiagnosticCode::type_mismatch, preempt.body->span,
                fmt::format("`preempt when` needs a condition (`bool`), not `{}`", type_name(type)))
         .help(condition_help(type, *preempt.body));
   }

@@ -25,7 +25,9 @@ std::optional<Lowered> check_and_lower(const std::string& path, const std::strin
   if (diagnostics.has_errors() || !checked.clean) return std::nullopt;
   if (program.modules.empty() || program.modules.front().policies.empty()) {
     const FileId file = program.modules.empty() ? 0 : program.modules.front().file;
-    diagnostics.error("missing_declaration", {file, {1, 1}, {1, 1}}, fmt::format("`{}` has no policy to compile", path))
+    diagnostics
+        .error(DiagnosticCode::missing_declaration, {file, {1, 1}, {1, 1}},
+               fmt::format("`{}` has no policy to compile", path))
         .help(
             "compile a file that declares `policy NAME { ... }`; a library is compiled with the policies that import "
             "it");
@@ -40,7 +42,8 @@ std::shared_ptr<const CompiledPolicy> make_engine(Lowered lowered, const Compile
     std::string reason;
     if (auto jit = codegen::make_jit_policy(lowered.policy, options.optimization_level, reason)) return jit;
     diagnostics
-        .warning("jit_unavailable", lowered.name_span, "the JIT is unavailable, so the interpreter runs this policy")
+        .warning(DiagnosticCode::jit_unavailable, lowered.name_span,
+                 "the JIT is unavailable, so the interpreter runs this policy")
         .note(reason)
         .help("the interpreter gives the same results, only slower; `--engine interp` silences this warning");
   }
@@ -64,7 +67,7 @@ std::optional<std::string> emit_text(const Lowered& lowered, const std::string& 
                                      DiagnosticSink& diagnostics) {
   if (what == "ir") return ir::print(lowered.policy);
   if (what != "llvm" && what != "asm") {
-    diagnostics.error("codegen_failed", lowered.name_span, fmt::format("cannot emit `{}`", what))
+    diagnostics.error(DiagnosticCode::codegen_failed, lowered.name_span, fmt::format("cannot emit `{}`", what))
         .help("choose `ir`, `llvm` or `asm`");
     return std::nullopt;
   }
@@ -72,7 +75,8 @@ std::optional<std::string> emit_text(const Lowered& lowered, const std::string& 
   auto text = codegen::emit_native(lowered.policy, options.optimization_level, what == "asm", reason);
   if (!text) {
     diagnostics
-        .error("codegen_failed", lowered.name_span, fmt::format("LLVM could not compile this policy to `{}`", what))
+        .error(DiagnosticCode::codegen_failed, lowered.name_span,
+               fmt::format("LLVM could not compile this policy to `{}`", what))
         .note(reason)
         .help("`--emit=ir` shows the policy's IR; the interpreter (`--engine interp`) still runs it");
   }

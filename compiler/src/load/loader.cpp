@@ -148,7 +148,7 @@ class Loader {
   void load_import(const std::string& importer, const ast::Import& import) {
     const ImportRules::Resolution resolution = rules_.resolve(importer, import.path);
     if (resolution.refusal) {
-      diagnostics_.error("import_refused", import.span, *resolution.refusal)
+      diagnostics_.error(DiagnosticCode::import_refused, import.span, *resolution.refusal)
           .help(
               "import library files from the policy's folder or the import path (`--import-path DIR`); "
               "`--allow-outside-imports` lifts this for trusted policies");
@@ -156,7 +156,7 @@ class Loader {
     }
     const std::optional<std::string>& resolved = resolution.path;
     if (!resolved) {
-      diagnostics_.error("import_not_found", import.span, fmt::format("cannot find `{}`", import.path))
+      diagnostics_.error(DiagnosticCode::import_not_found, import.span, fmt::format("cannot find `{}`", import.path))
           .note(fmt::format("looked in the folder of `{}` and in the import path", importer))
           .help("import paths are relative to the importing file or to a folder of the import path");
       return;
@@ -166,14 +166,14 @@ class Loader {
       if (loading_[i].first != key) continue;
       std::string chain;
       for (std::size_t k = i; k < loading_.size(); ++k) chain += "`" + loading_[k].second + "` imports ";
-      diagnostics_.error("import_cycle", import.span, fmt::format("import cycle through `{}`", *resolved))
+      diagnostics_.error(DiagnosticCode::import_cycle, import.span, fmt::format("import cycle through `{}`", *resolved))
           .note(chain + "`" + *resolved + "`")
           .help("move what both files need into a third file that imports neither");
       return;
     }
     if (loaded_.count(key)) return;  // already loaded through another path
     if (loading_.size() >= kMaxImportDepth) {
-      diagnostics_.error("import_cycle", import.span, "imports nest too deeply")
+      diagnostics_.error(DiagnosticCode::import_cycle, import.span, "imports nest too deeply")
           .note(fmt::format("at most {} files may import each other in a chain", kMaxImportDepth));
       return;
     }
@@ -182,14 +182,16 @@ class Loader {
       if (contents.error().problem == support::FileProblem::too_large) {
         report_unreadable(sources_.add(*resolved, ""), *resolved, contents.error(), import.span);
       } else {
-        diagnostics_.error("import_not_found", import.span,
+        diagnostics_.error(DiagnosticCode::import_not_found, import.span,
                            fmt::format("cannot read `{}`: {}", *resolved, contents.error().reason));
       }
       return;
     }
     std::size_t index = load_module(*resolved, std::move(*contents));
     if (!program_.modules[index].policies.empty()) {
-      diagnostics_.error("import_of_policy", import.span, fmt::format("`{}` is a policy, not a library", import.path))
+      diagnostics_
+          .error(DiagnosticCode::import_of_policy, import.span,
+                 fmt::format("`{}` is a policy, not a library", import.path))
           .help("only library files (functions and classes) can be imported");
     }
   }
@@ -200,12 +202,12 @@ class Loader {
     if (error.problem == support::FileProblem::too_large) {
       diagnostics_
           .error(
-              "input_too_large", where.file == file ? Span{file, {1, 1}, {1, 1}} : where,
+              DiagnosticCode::input_too_large, where.file == file ? Span{file, {1, 1}, {1, 1}} : where,
               fmt::format("`{}` is {} bytes, more than the {} a policy may have", path, error.bytes, kMaxSourceBytes))
           .help("split the policy into library files and `import` them");
       return;
     }
-    diagnostics_.error("io_error", where, fmt::format("cannot read `{}`: {}", path, error.reason))
+    diagnostics_.error(DiagnosticCode::io_error, where, fmt::format("cannot read `{}`: {}", path, error.reason))
         .help("check that the path exists and is a readable file");
   }
 

@@ -43,7 +43,8 @@ class Builder {
     while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
     const double value = std::strtod(text.substr(0, end).c_str(), nullptr);
     if (value > kLargestLiteral) {
-      diagnostics_.error("number_out_of_range", span(token), fmt::format("`{}` is too large for a literal", text))
+      diagnostics_
+          .error(DiagnosticCode::number_out_of_range, span(token), fmt::format("`{}` is too large for a literal", text))
           .help("literals go up to 1000000000000000 (10^15); use a larger unit or a smaller number");
       return 0;
     }
@@ -77,7 +78,9 @@ class Builder {
   std::optional<Date> date_value(const antlr4::Token* token) {
     auto date = parse_date(token->getText());
     if (!date) {
-      diagnostics_.error("invalid_date", span(token), fmt::format("`{}` is not a calendar date", token->getText()))
+      diagnostics_
+          .error(DiagnosticCode::invalid_date, span(token),
+                 fmt::format("`{}` is not a calendar date", token->getText()))
           .help("write dates as YYYY-MM-DD with a month of 01-12 and a day that exists in it");
     }
     return date;

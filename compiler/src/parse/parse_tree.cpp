@@ -93,10 +93,10 @@ bool is_invisible(std::uint32_t code) {
 void report_unexpected_character(DiagnosticSink& diagnostics, Span span, const std::string& character) {
   const std::uint32_t code = character.empty() ? 0 : decode_code_point(character);
   if (character.empty() || !is_invisible(code)) {
-    diagnostics.error("syntax_error", span, fmt::format("unexpected character `{}`", character));
+    diagnostics.error(DiagnosticCode::syntax_error, span, fmt::format("unexpected character `{}`", character));
     return;
   }
-  diagnostics.error("syntax_error", span, fmt::format("unexpected invisible character U+{:04X}", code))
+  diagnostics.error(DiagnosticCode::syntax_error, span, fmt::format("unexpected invisible character U+{:04X}", code))
       .help("delete it; only spaces, tabs and line breaks may separate words");
 }
 
@@ -110,7 +110,8 @@ class LexerErrors : public antlr4::BaseErrorListener {
     if (found.size() >= 2 && found.front() == '\'' && found.back() == '\'') found = found.substr(1, found.size() - 2);
     const Span span{file_, begin, {begin.line, begin.column + 1}};
     if (found.starts_with("\"")) {
-      diagnostics_.error("syntax_error", span, "unterminated string").help("a string ends with `\"` on the same line");
+      diagnostics_.error(DiagnosticCode::syntax_error, span, "unterminated string")
+          .help("a string ends with `\"` on the same line");
     } else {
       report_unexpected_character(diagnostics_, span, first_code_point(found));
     }
@@ -165,7 +166,7 @@ void report_share_error(DiagnosticSink& diagnostics, FileId file, antlr4::Parser
   } else if (is_word(first, "parent")) {
     help = "write `share parent` to pass the share through (Slurm's FairShare=parent)";
   }
-  auto diagnostic = diagnostics.error("syntax_error", token_span(file, found),
+  auto diagnostic = diagnostics.error(DiagnosticCode::syntax_error, token_span(file, found),
                                       fmt::format("unexpected {}, expected {}", describe_found(found), expected));
   if (!help.empty()) diagnostic.help(help);
 }
@@ -176,7 +177,7 @@ class ParserErrors : public antlr4::BaseErrorListener {
   void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, std::size_t, std::size_t,
                    const std::string&, std::exception_ptr) override {
     if (offending != nullptr && offending->getType() == AllotLexer::UNTERMINATED_COMMENT) {
-      diagnostics_.error("syntax_error", token_span(file_, offending), "unterminated block comment")
+      diagnostics_.error(DiagnosticCode::syntax_error, token_span(file_, offending), "unterminated block comment")
           .help("close the comment with `*/`");
       throw StopParsing{};
     }
@@ -188,7 +189,7 @@ class ParserErrors : public antlr4::BaseErrorListener {
     std::string expected = describe_expected(parser->getVocabulary(), parser->getExpectedTokens());
     std::string message = fmt::format("unexpected {}", describe_found(offending));
     if (!expected.empty()) message += fmt::format(", expected {}", expected);
-    diagnostics_.error("syntax_error", token_span(file_, offending), message);
+    diagnostics_.error(DiagnosticCode::syntax_error, token_span(file_, offending), message);
     throw StopParsing{};
   }
 
@@ -209,7 +210,8 @@ class DepthLimit : public antlr4::tree::ParseTreeListener {
       report_deep_tree();
     }
     if (++depth_ <= kMaxRuleDepth) return;
-    diagnostics_.error("nesting_too_deep", token_span(file_, context->getStart()), "expression nests too deeply")
+    diagnostics_
+        .error(DiagnosticCode::nesting_too_deep, token_span(file_, context->getStart()), "expression nests too deeply")
         .note(fmt::format("the parser accepts at most {} nested rules", kMaxRuleDepth))
         .help("split the expression into functions or `let` bindings");
     throw StopParsing{};
@@ -226,7 +228,7 @@ class DepthLimit : public antlr4::tree::ParseTreeListener {
   [[noreturn]] void report_deep_tree() {
     antlr4::Token* name = tokens_.LT(1)->getType() == AllotLexer::IDENT ? tokens_.LT(1) : tokens_.LT(2);
     diagnostics_
-        .error("tree_too_deep", token_span(file_, name),
+        .error(DiagnosticCode::tree_too_deep, token_span(file_, name),
                fmt::format("the budget tree nests deeper than {} levels", kMaxTreeLevels))
         .note(fmt::format("`{}` would be level {}; programs are level 1", name->getText(), tree_levels_))
         .help("merge levels that only pass their share down, or hang a deep branch higher up");
@@ -317,7 +319,7 @@ std::unique_ptr<ParsedTree> parse_tree(FileId file, const std::string& text, Dia
   tree->file = file;
   if (text.size() > kMaxSourceBytes) {
     diagnostics
-        .error("input_too_large", {file, {1, 1}, {1, 1}},
+        .error(DiagnosticCode::input_too_large, {file, {1, 1}, {1, 1}},
                fmt::format("file is {} bytes, more than the {} a policy may have", text.size(), kMaxSourceBytes))
         .help("split the policy into library files and `import` them");
     return tree;
@@ -329,7 +331,7 @@ std::unique_ptr<ParsedTree> parse_tree(FileId file, const std::string& text, Dia
     const int column =
         1 + code_point_length(before.substr(0, offset - (line_start == std::string::npos ? 0 : line_start + 1)));
     diagnostics
-        .error("invalid_utf8", {file, {line, column}, {line, column + 1}},
+        .error(DiagnosticCode::invalid_utf8, {file, {line, column}, {line, column + 1}},
                fmt::format("file is not valid UTF-8 (byte offset {})", offset))
         .help("save the file as UTF-8");
     return tree;
@@ -350,7 +352,8 @@ std::unique_ptr<ParsedTree> parse_tree(FileId file, const std::string& text, Dia
     tree->tokens->fill();
     tree->root = tree->parser->file();
     if (auto* deep = too_deep_context(tree->root)) {
-      diagnostics.error("nesting_too_deep", token_span(file, deep->getStart()), "expression nests too deeply")
+      diagnostics
+          .error(DiagnosticCode::nesting_too_deep, token_span(file, deep->getStart()), "expression nests too deeply")
           .note(fmt::format("an expression may nest at most {} levels; every operator of a chain counts as one",
                             kMaxTreeDepth))
           .help("split the expression into functions or `let` bindings");
