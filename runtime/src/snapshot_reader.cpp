@@ -14,7 +14,7 @@
 #include "allot/snapshot.h"
 
 #include "allot/files.h"
-#include "nearest_name.h"
+#include "allot/nearest_name.h"
 #include "snapshot_format.h"
 #include "toml_fields.h"
 
@@ -247,7 +247,7 @@ std::string Reader::unknown_node_message(const std::string& name) const {
   std::vector<std::string_view> names;
   names.reserve(snapshot_.state.inventory.nodes.size());
   for (const Node& node : snapshot_.state.inventory.nodes) names.push_back(node.name);
-  const std::string suggestion = nearest_name(name, names);
+  const std::string suggestion = support::nearest_name(name, names);
   const std::string cluster = snapshot_.state.inventory.name;
   return suggestion.empty()
              ? fmt::format("unknown node `{}`; the inventory `{}` has no node of that name", name, cluster)
@@ -389,7 +389,7 @@ std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, c
   for (const Snapshot::AmountKey& key : snapshot.amount_keys) {
     if (std::find(paths.begin(), paths.end(), key.account) != paths.end()) continue;
     std::string message = fmt::format("`{}` is not an account of policy `{}`", key.account, tables.name);
-    const std::string nearest = nearest_name(key.account, paths);
+    const std::string nearest = support::nearest_name(key.account, paths);
     message += nearest.empty() ? "; keys are account paths such as `program/user`"
                                : fmt::format("; did you mean `{}`?", nearest);
     return SnapshotError{key.file, key.line, key.column, key.table + "." + key.account, message};

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "nearest_name.h"
+#include "allot/nearest_name.h"
 
 namespace allot::runtime {
 
@@ -155,7 +155,7 @@ std::optional<Seconds> FieldReader::optional_timestamp(std::string_view key) {
 void FieldReader::reject_unknown_keys(const std::vector<std::string_view>& known) {
   for (auto&& [key, value] : table_) {
     if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
-    const std::string suggestion = nearest_name(key.str(), known);
+    const std::string suggestion = support::nearest_name(key.str(), known);
     const std::string help = suggestion.empty() ? fmt::format("expected one of {}", join_names(known))
                                                 : fmt::format("did you mean `{}`?", suggestion);
     fail(key.str(), fmt::format("unknown field `{}`; {}", key.str(), help));

@@ -6,7 +6,7 @@
 
 #include <cctype>
 
-#include "nearest.h"
+#include "allot/nearest_name.h"
 
 namespace allot::simulator {
 namespace {
@@ -24,6 +24,11 @@ Seconds days_from_civil(int year, unsigned month, unsigned day) {
 Seconds epoch_seconds(const toml::date& date) { return days_from_civil(date.year, date.month, date.day) * 86400; }
 
 }  // namespace
+
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
+  const std::string nearest = support::nearest_name(name, candidates);
+  return nearest.empty() ? "" : "; did you mean `" + nearest + "`?";
+}
 
 MapFields::MapFields(const toml::table& table, const std::string& file, std::string prefix)
     : table_(table), file_(file), prefix_(std::move(prefix)) {}

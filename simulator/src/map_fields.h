@@ -14,6 +14,9 @@
 
 namespace allot::simulator {
 
+// "; did you mean `x`?" for the candidate nearest to a misspelt `name` (support/nearest_name.h), or "".
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
+
 class MapFields {
  public:
   // `prefix` names the table in errors ("class[2]"); "" for the top level.

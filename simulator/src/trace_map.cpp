@@ -10,7 +10,6 @@
 
 #include "allot/files.h"
 #include "map_fields.h"
-#include "nearest.h"
 
 namespace allot::simulator {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "nearest_name.h"
+#include "allot/nearest_name.h"
 #include "toml_fields.h"
 
 namespace allot::slurm {
@@ -148,7 +148,7 @@ void replace_all(std::string& text, std::string_view from, const std::string& to
 bool is_template(const std::string& target) { return target.find('{') != std::string::npos; }
 
 std::string nearest_listed(const std::string& name, const std::vector<std::string>& names) {
-  return runtime::nearest_name(name, std::vector<std::string_view>(names.begin(), names.end()));
+  return support::nearest_name(name, names);
 }
 
 }  // namespace
