@@ -1,9 +1,9 @@
 #include "toml_fields.h"
 
+#include "allot/dates.h"
 #include "allot/duration.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -46,10 +46,9 @@ std::string join_names(const std::vector<std::string_view>& names) {
 }
 
 Seconds seconds_since_epoch(const toml::date_time& stamp) {
-  using namespace std::chrono;
-  const sys_days day_start = year_month_day{year{stamp.date.year}, month{stamp.date.month}, day{stamp.date.day}};
+  const Seconds day_start = support::days_from_civil(stamp.date.year, stamp.date.month, stamp.date.day) * 86400;
   const Seconds day_seconds = stamp.time.hour * 3600 + stamp.time.minute * 60 + stamp.time.second;
-  return day_start.time_since_epoch().count() * Seconds{86400} + day_seconds - stamp.offset->minutes * Seconds{60};
+  return day_start + day_seconds - stamp.offset->minutes * Seconds{60};
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "map_fields.h"
 
+#include "allot/dates.h"
 #include "allot/duration.h"
 
 #include <fmt/format.h>
@@ -11,17 +12,9 @@
 namespace allot::simulator {
 namespace {
 
-// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-Seconds days_from_civil(int year, unsigned month, unsigned day) {
-  year -= month <= 2 ? 1 : 0;
-  const int era = (year >= 0 ? year : year - 399) / 400;
-  const auto year_of_era = static_cast<unsigned>(year - era * 400);
-  const unsigned day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return static_cast<Seconds>(era) * 146097 + static_cast<Seconds>(day_of_era) - 719468;
+Seconds epoch_seconds(const toml::date& date) {
+  return support::days_from_civil(date.year, date.month, date.day) * 86400;
 }
-
-Seconds epoch_seconds(const toml::date& date) { return days_from_civil(date.year, date.month, date.day) * 86400; }
 
 }  // namespace
 
