@@ -12,10 +12,8 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
-#include <fstream>
 #include <future>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include "allot/audit.h"

@@ -2,8 +2,6 @@
 // tables for individual machines and `[[group]]` tables for many identical
 // ones. toml++ exceptions stop here; callers get an InventoryError value.
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 

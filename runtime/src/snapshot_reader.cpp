@@ -4,9 +4,7 @@
 // an error naming the file, line, column and field; toml++ exceptions stop here.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>

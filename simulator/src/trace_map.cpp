@@ -3,8 +3,6 @@
 // stop here; callers get a TraceError naming the file, line and field.
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "allot/simulator.h"
 

@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
