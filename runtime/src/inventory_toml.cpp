@@ -232,7 +232,7 @@ Expected<Inventory, InventoryError> read_inventory_tables(const toml::table& roo
     if (error) return Failure{*error};
   }
   if (builder.inventory().nodes.empty()) {
-    return Failure{InventoryError{file, 1, 1, "", "the inventory has no nodes; add a `[[node]]` or `[[group]]` table"}};
+    return Failure{InventoryError{file, 1, "", "the inventory has no nodes; add a `[[node]]` or `[[group]]` table", 1}};
   }
   return std::move(builder.inventory());
 }
@@ -260,7 +260,7 @@ Expected<Inventory, InventoryError> parse_inventory(std::string_view text, const
 Expected<Inventory, InventoryError> load_inventory(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxInventoryBytes);
-  if (!contents) return Failure{InventoryError{path, 0, 0, "", "cannot read the file: " + contents.error().reason}};
+  if (!contents) return Failure{InventoryError{path, 0, "", "cannot read the file: " + contents.error().reason}};
   return parse_inventory(*contents, path);
 }
 

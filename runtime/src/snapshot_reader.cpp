@@ -377,7 +377,7 @@ Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const st
 Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxStateBytes);
-  if (!contents) return Failure{SnapshotError{path, 0, 0, "", "cannot read the file: " + contents.error().reason}};
+  if (!contents) return Failure{SnapshotError{path, 0, "", "cannot read the file: " + contents.error().reason}};
   return parse_snapshot(*contents, path);
 }
 
@@ -390,7 +390,7 @@ std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, c
     const std::string nearest = support::nearest_name(key.account, paths);
     message += nearest.empty() ? "; keys are account paths such as `program/user`"
                                : fmt::format("; did you mean `{}`?", nearest);
-    return SnapshotError{key.file, key.line, key.column, key.table + "." + key.account, message};
+    return SnapshotError{key.file, key.line, key.table + "." + key.account, message, key.column};
   }
   return std::nullopt;
 }

@@ -55,8 +55,8 @@ Seconds seconds_since_epoch(const toml::date_time& stamp) {
 
 InventoryError located_error(const toml::source_region& where, const std::string& file, std::string field,
                              std::string message) {
-  return InventoryError{file, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
-                        std::move(field), std::move(message)};
+  return InventoryError{file, static_cast<int>(where.begin.line), std::move(field), std::move(message),
+                        static_cast<int>(where.begin.column)};
 }
 
 FieldReader::FieldReader(const toml::table& table, const std::string& file, std::string prefix)

@@ -3,7 +3,6 @@
 // stop here; callers get a TraceError naming the file, line and field.
 #include <fmt/format.h>
 
-
 #include "allot/simulator.h"
 
 #include "allot/files.h"
