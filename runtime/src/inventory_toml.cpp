@@ -10,7 +10,7 @@
 #include "allot/inventory.h"
 
 #include "allot/files.h"
-#include "toml_fields.h"
+#include "inventory_tables.h"
 
 namespace allot::runtime {
 namespace {

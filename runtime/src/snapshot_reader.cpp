@@ -13,8 +13,8 @@
 
 #include "allot/files.h"
 #include "allot/nearest_name.h"
+#include "inventory_tables.h"
 #include "snapshot_format.h"
-#include "toml_fields.h"
 
 namespace allot::runtime {
 namespace {

@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 
 #include "allot/nearest_name.h"
-#include "toml_fields.h"
+#include "allot/toml_fields.h"
 
 namespace allot::slurm {
 namespace {
 
-using runtime::FieldReader;
+using support::FieldReader;
 
 constexpr std::string_view kConditionKeys[] = {"slurm_account", "user", "partition", "qos", "name", "comment"};
 

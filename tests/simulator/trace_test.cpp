@@ -104,21 +104,22 @@ TEST_CASE("trace errors name the file, the line and the column", "[simulator][tr
 
 TEST_CASE("mapping errors name the line and the field, with a suggestion", "[simulator][trace]") {
   CHECK(map_error("[[group]]\nname = \"g1\"\naccunt = \"product\"\n") ==
-        "map.toml:3: group[1].accunt: unknown field `accunt`; did you mean `account`?");
+        "map.toml:3:10: group[1].accunt: unknown field `accunt`; did you mean `account`?");
   // A start the replay could not add a trace's offsets to.
   CHECK(map_error("start = 9223372036854775807\n[[class]]\nname = \"x\"\n") ==
-        "map.toml:1: start: expected a time from 1970 to 9999, such as 2026-11-30T00:00:00Z");
+        "map.toml:1:9: start: `start` in seconds must be between 0 (1970) and 253402300799 (9999), not "
+        "9223372036854775807");
   CHECK(map_error("start = 0001-01-01\n[[class]]\nname = \"x\"\n") ==
-        "map.toml:1: start: expected a time from 1970 to 9999, such as 2026-11-30T00:00:00Z");
+        "map.toml:1:9: start: `start` must be a time from 1970 to 9999, not 0001-01-01T00:00:00Z");
   CHECK(map_error("[[class]]\nname = \"debug\"\nmax_duration = \"15 minutes\"\n") ==
-        "map.toml:3: class[1].max_duration: expected a duration such as \"15m\", \"2h\" or \"1d\", at most 100 "
-        "years");
+        "map.toml:3:16: class[1].max_duration: `max_duration` must be a duration such as \"30m\", \"1h30m\" or "
+        "\"7d\", at most 100 years, not \"15 minutes\"");
   CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\nlabel = \"urgent\"\n[[class]]\nname = \"x\"\n") ==
-        "map.toml:4: group[1].label: unknown label `urgent`; expected `high`, `medium`, `low` or `none`");
+        "map.toml:4:9: group[1].label: unknown label `urgent`; expected `high`, `medium`, `low` or `none`");
   CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\n") ==
         "map.toml:1: class: the map has no [[class]] rules; add one per class, the last without conditions");
   CHECK(map_error("start = \"monday\"\n") ==
-        "map.toml:1: start: expected a UTC date-time such as 2026-11-30T00:00:00Z");
+        "map.toml:1:9: start: `start` must be a date-time such as 2026-12-02T06:00:00Z, not a string");
   CHECK_THAT(map_error("[[group]\n"), Catch::StartsWith("map.toml:1: "));
 }
 
