@@ -84,7 +84,7 @@ std::string format_date(std::int64_t days) { return format_timestamp(days * kDay
 std::string format_timestamp(std::int64_t seconds) {
   using namespace std::chrono;
   const sys_seconds point{std::chrono::seconds{seconds}};
-  const auto day = floor<std::chrono::days>(point);
+  const auto day = std::chrono::floor<std::chrono::days>(point);
   const year_month_day date{day};
   const hh_mm_ss clock{point - day};
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(date.year()),
