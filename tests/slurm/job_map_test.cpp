@@ -101,7 +101,8 @@ TEST_CASE("mapping file mistakes name the file, line and field", "[slurm][map]")
       {"[adapter]\ncheckpoint_signal = \"USR3\"\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
        "map.toml:2:21: adapter.checkpoint_signal: unknown signal `USR3`; use USR1, USR2, TERM, INT, HUP or CONT"},
       {"[adapter]\ncharge_every = \"soon\"\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
-       "map.toml:2:16: adapter.charge_every: `charge_every` must be a duration such as \"30m\", \"1h30m\" or \"7d\", at "
+       "map.toml:2:16: adapter.charge_every: `charge_every` must be a duration such as \"30m\", \"1h30m\" or \"7d\", "
+       "at "
        "most "
        "100 years, not \"soon\""},
       {"[adapter]\npriority_floor = 1\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",

@@ -5,10 +5,16 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace allot::support {
 
 struct LocatedError {
+  LocatedError() = default;
+  LocatedError(std::string file, int line, std::string field, std::string message,
+               std::optional<int> column = std::nullopt)
+      : file(std::move(file)), line(line), field(std::move(field)), message(std::move(message)), column(column) {}
+
   std::string file;
   int line = 0;       // 1-based; 0 when the problem is the file as a whole
   std::string field;  // e.g. "node[3].gpus"; empty when not about one field
