@@ -2,7 +2,6 @@
 // (`-` formats standard input) and CI (--check).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>

@@ -12,13 +12,12 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
-#include <fstream>
 #include <future>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include "allot/audit.h"
+#include "allot/dates.h"
 #include "allot/duration.h"
 #include "allot/files.h"
 #include "allot/policy_slot.h"
@@ -43,14 +42,7 @@ void install_handlers() {
   sigaction(SIGINT, &action, nullptr);
 }
 
-std::string clock_text(slurm::Seconds now) {
-  const std::time_t time = now;
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
+std::string clock_text(slurm::Seconds now) { return support::format_timestamp(now); }
 
 void log(const std::string& line) { std::cerr << "allot slurm: " << line << '\n' << std::flush; }
 

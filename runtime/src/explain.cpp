@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "allot/account_columns.h"
+#include "allot/nearest_name.h"
 #include "cycle/cycle_jobs.h"
 #include "cycle/reasons.h"
 #include "explain_parts.h"
-#include "nearest_name.h"
 
 namespace allot::runtime {
 namespace {
@@ -78,7 +78,7 @@ std::string unknown_job(const ClusterState& state, const std::string& job_id) {
   std::vector<std::string_view> ids;
   for (const JobRequest& job : state.pending) ids.push_back(job.id);
   for (const RunningJob& job : state.running) ids.push_back(job.request.id);
-  const std::string suggestion = nearest_name(job_id, ids);
+  const std::string suggestion = support::nearest_name(job_id, ids);
   if (suggestion.empty()) return fmt::format("no job `{}` is waiting or running in the state", job_id);
   return fmt::format("no job `{}` is waiting or running in the state; did you mean `{}`?", job_id, suggestion);
 }

@@ -46,11 +46,4 @@ std::optional<std::size_t> Inventory::find_node(std::string_view name) const {
   return static_cast<std::size_t>(it - nodes.begin());
 }
 
-std::string InventoryError::to_string() const {
-  const std::string location = line > 0 ? fmt::format("{}:{}:{}", file, line, column) : file;
-  // Names, keys and values come from the input: never raw control bytes to a terminal.
-  return support::printable(field.empty() ? fmt::format("{}: {}", location, message)
-                                          : fmt::format("{}: {}: {}", location, field, message));
-}
-
 }  // namespace allot::runtime

@@ -2,8 +2,6 @@
 // tables for individual machines and `[[group]]` tables for many identical
 // ones. toml++ exceptions stop here; callers get an InventoryError value.
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -12,7 +10,7 @@
 #include "allot/inventory.h"
 
 #include "allot/files.h"
-#include "toml_fields.h"
+#include "inventory_tables.h"
 
 namespace allot::runtime {
 namespace {
@@ -234,7 +232,7 @@ Expected<Inventory, InventoryError> read_inventory_tables(const toml::table& roo
     if (error) return Failure{*error};
   }
   if (builder.inventory().nodes.empty()) {
-    return Failure{InventoryError{file, 1, 1, "", "the inventory has no nodes; add a `[[node]]` or `[[group]]` table"}};
+    return Failure{InventoryError{file, 1, "", "the inventory has no nodes; add a `[[node]]` or `[[group]]` table", 1}};
   }
   return std::move(builder.inventory());
 }
@@ -262,7 +260,7 @@ Expected<Inventory, InventoryError> parse_inventory(std::string_view text, const
 Expected<Inventory, InventoryError> load_inventory(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxInventoryBytes);
-  if (!contents) return Failure{InventoryError{path, 0, 0, "", "cannot read the file: " + contents.error().reason}};
+  if (!contents) return Failure{InventoryError{path, 0, "", "cannot read the file: " + contents.error().reason}};
   return parse_inventory(*contents, path);
 }
 

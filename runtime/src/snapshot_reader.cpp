@@ -4,9 +4,7 @@
 // an error naming the file, line, column and field; toml++ exceptions stop here.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -14,9 +12,9 @@
 #include "allot/snapshot.h"
 
 #include "allot/files.h"
-#include "nearest_name.h"
+#include "allot/nearest_name.h"
+#include "inventory_tables.h"
 #include "snapshot_format.h"
-#include "toml_fields.h"
 
 namespace allot::runtime {
 namespace {
@@ -247,7 +245,7 @@ std::string Reader::unknown_node_message(const std::string& name) const {
   std::vector<std::string_view> names;
   names.reserve(snapshot_.state.inventory.nodes.size());
   for (const Node& node : snapshot_.state.inventory.nodes) names.push_back(node.name);
-  const std::string suggestion = nearest_name(name, names);
+  const std::string suggestion = support::nearest_name(name, names);
   const std::string cluster = snapshot_.state.inventory.name;
   return suggestion.empty()
              ? fmt::format("unknown node `{}`; the inventory `{}` has no node of that name", name, cluster)
@@ -379,7 +377,7 @@ Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const st
 Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxStateBytes);
-  if (!contents) return Failure{SnapshotError{path, 0, 0, "", "cannot read the file: " + contents.error().reason}};
+  if (!contents) return Failure{SnapshotError{path, 0, "", "cannot read the file: " + contents.error().reason}};
   return parse_snapshot(*contents, path);
 }
 
@@ -389,10 +387,10 @@ std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, c
   for (const Snapshot::AmountKey& key : snapshot.amount_keys) {
     if (std::find(paths.begin(), paths.end(), key.account) != paths.end()) continue;
     std::string message = fmt::format("`{}` is not an account of policy `{}`", key.account, tables.name);
-    const std::string nearest = nearest_name(key.account, paths);
+    const std::string nearest = support::nearest_name(key.account, paths);
     message += nearest.empty() ? "; keys are account paths such as `program/user`"
                                : fmt::format("; did you mean `{}`?", nearest);
-    return SnapshotError{key.file, key.line, key.column, key.table + "." + key.account, message};
+    return SnapshotError{key.file, key.line, key.table + "." + key.account, message, key.column};
   }
   return std::nullopt;
 }

@@ -4,7 +4,6 @@
 // writes them and numbers in their shortest exact form, so that reading the
 // text back and writing it again gives the same bytes.
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "allot/simulator.h"

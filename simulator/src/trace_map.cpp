@@ -3,19 +3,43 @@
 // stop here; callers get a TraceError naming the file, line and field.
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "allot/simulator.h"
 
+#include <toml++/toml.h>
+
 #include "allot/files.h"
-#include "map_fields.h"
-#include "nearest.h"
+#include "allot/nearest_name.h"
+#include "allot/toml_fields.h"
 
 namespace allot::simulator {
 namespace {
 
-AccountRule read_account_rule(MapFields& fields, bool is_default) {
+using support::FieldReader;
+
+// "; did you mean `x`?" for the candidate nearest to a misspelt `name`, or "".
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
+  const std::string nearest = support::nearest_name(name, candidates);
+  return nearest.empty() ? "" : "; did you mean `" + nearest + "`?";
+}
+
+// A priority label (high, medium, low, none) as 3..0; 0 when not set.
+int read_label(FieldReader& fields, std::string_view key) {
+  const auto text = fields.optional_text(key);
+  if (!text) return 0;
+  const std::vector<std::string> labels = {"none", "low", "medium", "high"};
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (*text == labels[i]) return static_cast<int>(i);
+  }
+  fields.fail(key, fmt::format("unknown label `{}`; expected `high`, `medium`, `low` or `none`{}", *text,
+                               did_you_mean(*text, labels)));
+  return 0;
+}
+
+int read_count(FieldReader& fields, std::string_view key) {
+  return static_cast<int>(fields.optional_integer(key, 1, 1'000'000).value_or(0));
+}
+
+AccountRule read_account_rule(FieldReader& fields, bool is_default) {
   AccountRule rule;
   rule.line = fields.line();
   if (is_default) {
@@ -25,24 +49,24 @@ AccountRule read_account_rule(MapFields& fields, bool is_default) {
     rule.group = fields.text("name");
     rule.user = fields.optional_text("user").value_or("");
   }
-  rule.accounts = fields.text_list("account");
-  rule.label = fields.label("label");
+  rule.accounts = fields.text_or_list("account");
+  rule.label = read_label(fields, "label");
   return rule;
 }
 
-ClassRule read_class_rule(MapFields& fields) {
+ClassRule read_class_rule(FieldReader& fields) {
   fields.reject_unknown_keys(
       {"name", "min_gpus", "max_gpus", "min_duration", "max_duration", "gpu_type", "deadline_slack", "protect"});
   ClassRule rule;
   rule.line = fields.line();
   rule.job_class = fields.text("name");
-  rule.min_gpus = fields.count("min_gpus", 1, 1'000'000).value_or(0);
-  rule.max_gpus = fields.count("max_gpus", 1, 1'000'000).value_or(0);
-  rule.min_duration = fields.duration("min_duration").value_or(0);
-  rule.max_duration = fields.duration("max_duration").value_or(0);
+  rule.min_gpus = read_count(fields, "min_gpus");
+  rule.max_gpus = read_count(fields, "max_gpus");
+  rule.min_duration = fields.optional_duration("min_duration").value_or(0);
+  rule.max_duration = fields.optional_duration("max_duration").value_or(0);
   rule.gpu_type = fields.optional_text("gpu_type").value_or("");
-  rule.deadline_slack = fields.duration("deadline_slack");
-  rule.protect = fields.duration("protect").value_or(0);
+  rule.deadline_slack = fields.optional_duration("deadline_slack");
+  rule.protect = fields.optional_duration("protect").value_or(0);
   if (rule.max_gpus > 0 && rule.min_gpus > rule.max_gpus) fields.fail("min_gpus", "`min_gpus` exceeds `max_gpus`");
   return rule;
 }
@@ -59,7 +83,7 @@ std::optional<TraceError> each_table(const toml::table& root, std::string_view k
                       fmt::format("expected [[{}]] tables", key)};
   }
   for (std::size_t i = 0; i < array->size(); ++i) {
-    MapFields fields(*array->get(i)->as_table(), file, fmt::format("{}[{}]", key, i + 1));
+    FieldReader fields(*array->get(i)->as_table(), file, fmt::format("{}[{}]", key, i + 1));
     read(fields);
     if (fields.error()) return fields.error();
   }
@@ -69,23 +93,23 @@ std::optional<TraceError> each_table(const toml::table& root, std::string_view k
 Expected<TraceMap, TraceError> read_map(const toml::table& root, const std::string& file) {
   TraceMap map;
   map.file = file;
-  MapFields top(root, file, "");
+  FieldReader top(root, file, "");
   top.reject_unknown_keys({"start", "default", "group", "class"});
-  map.start = top.timestamp("start").value_or(kDefaultStart);
+  map.start = top.optional_timestamp("start").value_or(kDefaultStart);
   if (top.error()) return unexpected(*top.error());
   if (const toml::node* node = root.get("default")) {
     if (!node->as_table())
       return unexpected(
           TraceError{file, static_cast<int>(node->source().begin.line), "default", "expected a [default] table"});
-    MapFields fields(*node->as_table(), file, "default");
+    FieldReader fields(*node->as_table(), file, "default");
     map.default_account = read_account_rule(fields, true);
     if (fields.error()) return unexpected(*fields.error());
   }
   auto problem = each_table(root, "group", file,
-                            [&](MapFields& fields) { map.accounts.push_back(read_account_rule(fields, false)); });
+                            [&](FieldReader& fields) { map.accounts.push_back(read_account_rule(fields, false)); });
   if (!problem)
     problem =
-        each_table(root, "class", file, [&](MapFields& fields) { map.classes.push_back(read_class_rule(fields)); });
+        each_table(root, "class", file, [&](FieldReader& fields) { map.classes.push_back(read_class_rule(fields)); });
   if (problem) return unexpected(*problem);
   if (map.classes.empty()) {
     return unexpected(

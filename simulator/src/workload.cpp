@@ -93,12 +93,6 @@ std::optional<Scenario> parse_scenario(std::string_view name) {
   return std::nullopt;
 }
 
-std::string TraceError::to_string() const {
-  std::string text = line > 0 ? fmt::format("{}:{}: ", file, line) : fmt::format("{}: ", file);
-  if (!field.empty()) text += fmt::format("field `{}`: ", field);
-  return support::printable(text + message);  // input bytes never reach a terminal raw
-}
-
 Expected<std::vector<int>, std::string> resolve_jobs(const Workload& workload, const PolicyTables& tables) {
   const auto leaves = account_leaves(tables);
   std::vector<int> classes;

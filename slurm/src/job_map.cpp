@@ -9,23 +9,18 @@
 
 #include <algorithm>
 #include <csignal>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
-#include "nearest_name.h"
-#include "toml_fields.h"
+#include "allot/nearest_name.h"
+#include "allot/toml_fields.h"
 
 namespace allot::slurm {
 namespace {
 
-using runtime::FieldReader;
-using runtime::InventoryError;
+using support::FieldReader;
 
 constexpr std::string_view kConditionKeys[] = {"slurm_account", "user", "partition", "qos", "name", "comment"};
-
-MapError map_error(const InventoryError& error) { return MapError{error.file, error.line, error.field, error.message}; }
 
 std::optional<std::string>& condition(JobMatch& match, std::string_view key) {
   if (key == "slurm_account") return match.slurm_account;
@@ -97,7 +92,7 @@ std::optional<MapError> read_rules(const toml::table& root, const std::string& f
     const toml::table& table = *array->get(i)->as_table();
     FieldReader fields(table, file, fmt::format("{}[{}]", key, i + 1));
     rules.push_back(read_rule(fields, table, target_key));
-    if (fields.error()) return map_error(*fields.error());
+    if (fields.error()) return *fields.error();
   }
   return std::nullopt;
 }
@@ -107,7 +102,7 @@ Expected<JobMap, MapError> read_map(const toml::table& root, const std::string& 
   map.file = file;
   FieldReader top(root, file, "");
   top.reject_unknown_keys({"adapter", "account", "class"});
-  if (top.error()) return unexpected(map_error(*top.error()));
+  if (top.error()) return unexpected(*top.error());
   if (const toml::node* node = root.get("adapter")) {
     if (!node->is_table()) {
       return unexpected(
@@ -115,7 +110,7 @@ Expected<JobMap, MapError> read_map(const toml::table& root, const std::string& 
     }
     FieldReader fields(*node->as_table(), file, "adapter");
     read_settings(fields, map.settings);
-    if (fields.error()) return unexpected(map_error(*fields.error()));
+    if (fields.error()) return unexpected(*fields.error());
   }
   if (auto error = read_rules(root, file, "account", "account", map.accounts)) return unexpected(*error);
   if (auto error = read_rules(root, file, "class", "class", map.classes)) return unexpected(*error);
@@ -148,17 +143,10 @@ void replace_all(std::string& text, std::string_view from, const std::string& to
 bool is_template(const std::string& target) { return target.find('{') != std::string::npos; }
 
 std::string nearest_listed(const std::string& name, const std::vector<std::string>& names) {
-  return runtime::nearest_name(name, std::vector<std::string_view>(names.begin(), names.end()));
+  return support::nearest_name(name, names);
 }
 
 }  // namespace
-
-std::string MapError::to_string() const {
-  const std::string where = line > 0 ? fmt::format("{}:{}", file, line) : file;
-  // Names, keys and values come from the input: never raw control bytes to a terminal.
-  return support::printable(field.empty() ? fmt::format("{}: {}", where, message)
-                                          : fmt::format("{}: {}: {}", where, field, message));
-}
 
 Expected<JobMap, MapError> parse_job_map(const std::string& text, const std::string& file) {
   try {

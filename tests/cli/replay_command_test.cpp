@@ -99,7 +99,7 @@ TEST_CASE("replay names what is wrong with its input and exits non-zero", "[cli]
                                true);
     fs::remove(trace);
     CHECK(run.exit_code == 1);
-    CHECK_THAT(run.out, Catch::Contains(trace.string() + ":3: field `submit_s`: expected a whole number, found `abc`"));
+    CHECK_THAT(run.out, Catch::Contains(trace.string() + ":3: submit_s: expected a whole number, found `abc`"));
   }
   SECTION("a scenario that does not exist is a usage error") {
     const auto run = run_allot(seed_replay("--scenario tuesday"), true);

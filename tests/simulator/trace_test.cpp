@@ -76,50 +76,50 @@ TEST_CASE("a trace header may have more columns than the named ones, anywhere", 
   CHECK(short_row.error().to_string() == "t.csv:2: expected 8 fields as in the header, found 7");
   auto twice = parse_trace("job_id,submit_s,duration_s,gpus,group,user,status,gpus\n", "t.csv");
   REQUIRE_FALSE(twice);
-  CHECK(twice.error().to_string() == "t.csv:1: field `gpus`: the header names `gpus` twice");
+  CHECK(twice.error().to_string() == "t.csv:1: gpus: the header names `gpus` twice");
 }
 
 TEST_CASE("trace errors name the file, the line and the column", "[simulator][trace]") {
-  CHECK(trace_error("j1,0,60,two,g1,,completed\n") == "jobs.csv:2: field `gpus`: expected a whole number, found `two`");
+  CHECK(trace_error("j1,0,60,two,g1,,completed\n") == "jobs.csv:2: gpus: expected a whole number, found `two`");
   CHECK(trace_error("j1,0,60,1,g1,,completed\nj2,-5,60,1,g1,,completed\n") ==
-        "jobs.csv:3: field `submit_s`: `-5` is out of range; expected 0 to 316224000");
+        "jobs.csv:3: submit_s: `-5` is out of range; expected 0 to 316224000");
   // A far-future row or an endless job is refused, not replayed until memory runs out.
   CHECK(trace_error("j1,2305843009213693952,60,1,g1,,completed\n") ==
-        "jobs.csv:2: field `submit_s`: `2305843009213693952` is out of range; expected 0 to 316224000");
+        "jobs.csv:2: submit_s: `2305843009213693952` is out of range; expected 0 to 316224000");
   CHECK(trace_error("j1,0,9223372036854775807,1,g1,,completed\n") ==
-        "jobs.csv:2: field `duration_s`: `9223372036854775807` is out of range; expected 0 to 3162240000");
-  CHECK(trace_error("j1,0,60,0,g1,,completed\n") ==
-        "jobs.csv:2: field `gpus`: `0` is out of range; expected 1 to 1000000");
+        "jobs.csv:2: duration_s: `9223372036854775807` is out of range; expected 0 to 3162240000");
+  CHECK(trace_error("j1,0,60,0,g1,,completed\n") == "jobs.csv:2: gpus: `0` is out of range; expected 1 to 1000000");
   CHECK(trace_error("j1,0,60,1,g1\n") == "jobs.csv:2: expected 7 fields as in the header, found 5");
   CHECK(trace_error("j1,0,60,1,g1,,completed\n\nj1,5,60,1,g1,,completed\n") ==
-        "jobs.csv:4: field `job_id`: job `j1` appears twice (first on line 2)");
+        "jobs.csv:4: job_id: job `j1` appears twice (first on line 2)");
   CHECK(trace_error("\"j1,0,60,1,g1,,completed\n") == "jobs.csv:2: a quoted field is not closed");
 
   auto missing = parse_trace("job_id,submit_s,duration_s,group,user,status\n", "jobs.csv");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().to_string() ==
-        "jobs.csv:1: field `gpus`: the header has no `gpus` column; a trace has the columns "
+        "jobs.csv:1: gpus: the header has no `gpus` column; a trace has the columns "
         "job_id,submit_s,duration_s,gpus,group,user,status");
   CHECK_FALSE(read_trace("/nonexistent/trace.csv"));
 }
 
 TEST_CASE("mapping errors name the line and the field, with a suggestion", "[simulator][trace]") {
   CHECK(map_error("[[group]]\nname = \"g1\"\naccunt = \"product\"\n") ==
-        "map.toml:3: field `group[1].accunt`: unknown field `accunt`; did you mean `account`?");
+        "map.toml:3:10: group[1].accunt: unknown field `accunt`; did you mean `account`?");
   // A start the replay could not add a trace's offsets to.
   CHECK(map_error("start = 9223372036854775807\n[[class]]\nname = \"x\"\n") ==
-        "map.toml:1: field `start`: expected a time from 1970 to 9999, such as 2026-11-30T00:00:00Z");
+        "map.toml:1:9: start: `start` in seconds must be between 0 (1970) and 253402300799 (9999), not "
+        "9223372036854775807");
   CHECK(map_error("start = 0001-01-01\n[[class]]\nname = \"x\"\n") ==
-        "map.toml:1: field `start`: expected a time from 1970 to 9999, such as 2026-11-30T00:00:00Z");
+        "map.toml:1:9: start: `start` must be a time from 1970 to 9999, not 0001-01-01T00:00:00Z");
   CHECK(map_error("[[class]]\nname = \"debug\"\nmax_duration = \"15 minutes\"\n") ==
-        "map.toml:3: field `class[1].max_duration`: expected a duration such as \"15m\", \"2h\" or \"1d\", at most 100 "
-        "years");
+        "map.toml:3:16: class[1].max_duration: `max_duration` must be a duration such as \"30m\", \"1h30m\" or "
+        "\"7d\", at most 100 years, not \"15 minutes\"");
   CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\nlabel = \"urgent\"\n[[class]]\nname = \"x\"\n") ==
-        "map.toml:4: field `group[1].label`: unknown label `urgent`; expected `high`, `medium`, `low` or `none`");
+        "map.toml:4:9: group[1].label: unknown label `urgent`; expected `high`, `medium`, `low` or `none`");
   CHECK(map_error("[[group]]\nname = \"g1\"\naccount = \"product\"\n") ==
-        "map.toml:1: field `class`: the map has no [[class]] rules; add one per class, the last without conditions");
+        "map.toml:1: class: the map has no [[class]] rules; add one per class, the last without conditions");
   CHECK(map_error("start = \"monday\"\n") ==
-        "map.toml:1: field `start`: expected a UTC date-time such as 2026-11-30T00:00:00Z");
+        "map.toml:1:9: start: `start` must be a date-time such as 2026-12-02T06:00:00Z, not a string");
   CHECK_THAT(map_error("[[group]\n"), Catch::StartsWith("map.toml:1: "));
 }
 
@@ -132,7 +132,7 @@ TEST_CASE("a mapping is checked against each policy's tree and classes", "[simul
   const auto account = check_trace_map(map, saas->tables());
   REQUIRE(account);
   CHECK(account->to_string() ==
-        "map.toml:6: field `group[2].account`: policy `saas` has no leaf account `exploration/anna`; did you mean "
+        "map.toml:6: group[2].account: policy `saas` has no leaf account `exploration/anna`; did you mean "
         "`exploration/ana`?");
 
   map = saas_map();
@@ -146,7 +146,7 @@ TEST_CASE("a mapping is checked against each policy's tree and classes", "[simul
   const auto job_class = check_trace_map(map, saas->tables());
   REQUIRE(job_class);
   CHECK(job_class->to_string() ==
-        "map.toml:13: field `class[2].name`: policy `saas` has no class `trian`; did you mean `train`?");
+        "map.toml:13: class[2].name: policy `saas` has no class `trian`; did you mean `train`?");
 }
 
 TEST_CASE("trace rows become jobs: accounts, classes, whole nodes, left-out jobs", "[simulator][trace]") {
@@ -188,7 +188,7 @@ TEST_CASE("a trace row the mapping cannot place is an error at its line", "[simu
   auto unmapped = trace_workload(*rows, saas_map(), cluster, "jobs.csv", std::nullopt);
   REQUIRE_FALSE(unmapped);
   CHECK(unmapped.error().to_string() ==
-        "jobs.csv:3: field `group`: group `g9` is not mapped; add a [[group]] with name = \"g9\" or a [default] to "
+        "jobs.csv:3: group: group `g9` is not mapped; add a [[group]] with name = \"g9\" or a [default] to "
         "map.toml");
 
   auto map = saas_map();
@@ -196,8 +196,7 @@ TEST_CASE("a trace row the mapping cannot place is an error at its line", "[simu
   auto rows_long = parse_trace(std::string(kHeader) + "a,0,3600,1,g1,,completed\n", "jobs.csv");
   auto no_class = trace_workload(*rows_long, map, cluster, "jobs.csv", std::nullopt);
   REQUIRE_FALSE(no_class);
-  CHECK_THAT(no_class.error().to_string(),
-             Catch::StartsWith("jobs.csv:2: field `gpus`: no [[class]] rule of map.toml"));
+  CHECK_THAT(no_class.error().to_string(), Catch::StartsWith("jobs.csv:2: gpus: no [[class]] rule of map.toml"));
 }
 
 TEST_CASE("a job its class cannot take is named with its trace line", "[simulator][trace]") {

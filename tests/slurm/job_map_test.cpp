@@ -91,23 +91,24 @@ TEST_CASE("mapping file mistakes name the file, line and field", "[slurm][map]")
   };
   const Case cases[] = {
       {"[[account]]\nslurm_acount = \"a\"\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
-       "map.toml:2: account[1].slurm_acount: unknown field `slurm_acount`; did you mean `slurm_account`?"},
+       "map.toml:2:16: account[1].slurm_acount: unknown field `slurm_acount`; did you mean `slurm_account`?"},
       {"[[account]]\nuser = \"a\"\n[[class]]\nclass = \"c\"\n",
-       "map.toml:1: account[1].account: missing field `account`"},
+       "map.toml:1:1: account[1].account: missing field `account`"},
       {"[[account]]\naccount = \"a\"\n",
        "map.toml:1: class: the map has no [[class]] rules; add one, the last without conditions"},
       {"[[class]]\nclass = \"c\"\n",
        "map.toml:1: account: the map has no [[account]] rules; jobs would charge no account"},
       {"[adapter]\ncheckpoint_signal = \"USR3\"\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
-       "map.toml:2: adapter.checkpoint_signal: unknown signal `USR3`; use USR1, USR2, TERM, INT, HUP or CONT"},
+       "map.toml:2:21: adapter.checkpoint_signal: unknown signal `USR3`; use USR1, USR2, TERM, INT, HUP or CONT"},
       {"[adapter]\ncharge_every = \"soon\"\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
-       "map.toml:2: adapter.charge_every: `charge_every` must be a duration such as \"30m\", \"1h30m\" or \"7d\", at "
+       "map.toml:2:16: adapter.charge_every: `charge_every` must be a duration such as \"30m\", \"1h30m\" or \"7d\", "
+       "at "
        "most "
        "100 years, not \"soon\""},
       {"[adapter]\npriority_floor = 1\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
-       "map.toml:2: adapter.priority_floor: `priority_floor` must be between 2 and 4000000000, not 1"},
+       "map.toml:2:18: adapter.priority_floor: `priority_floor` must be between 2 and 4000000000, not 1"},
       {"[[account]]\naccount = 3\n[[class]]\nclass = \"c\"\n",
-       "map.toml:2: account[1].account: `account` must be a string, not an integer"},
+       "map.toml:2:11: account[1].account: `account` must be a string, not an integer"},
       {"account = \"a\"\n", "map.toml:1: account: expected [[account]] tables"},
       {"[[account]\n", "map.toml:1: "},
   };

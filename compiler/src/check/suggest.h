@@ -6,8 +6,8 @@
 
 namespace allot {
 
-// The candidate closest to `name` by edit distance, if it is close enough to
-// be a plausible typo (at most a third of the name's length); else empty.
+// The candidate closest to `name` if it is a plausible typo of it, else empty
+// (support::nearest_name: one rule for every input Allot reads).
 std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
 
 // `help` text for an unknown name: "did you mean `x`?" or "expected one of ...".

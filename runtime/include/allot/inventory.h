@@ -10,6 +10,7 @@
 
 #include "allot/epoch_seconds.h"
 #include "allot/expected.h"
+#include "allot/located_error.h"
 
 namespace allot::runtime {
 
@@ -55,17 +56,8 @@ struct Inventory {
 };
 
 // Why an inventory could not be loaded: where (file, 1-based line and column)
-// and which field, so an operator can fix the file without guessing.
-struct InventoryError {
-  std::string file;
-  int line = 0;
-  int column = 0;
-  std::string field;  // e.g. "node[3].gpus"; empty for syntax errors
-  std::string message;
-
-  // "FILE:LINE:COLUMN: FIELD: MESSAGE", as compilers print errors.
-  std::string to_string() const;
-};
+// and which field (support/located_error.h).
+using InventoryError = support::LocatedError;
 
 // Reads and validates an inventory file.
 Expected<Inventory, InventoryError> load_inventory(const std::string& path);

@@ -1,21 +1,12 @@
 #include "reasons.h"
 
-#include <chrono>
+#include "allot/dates.h"
 
 #include <fmt/format.h>
 
 namespace allot::runtime::cycle {
 
-std::string format_time(Seconds time) {
-  using namespace std::chrono;
-  const sys_seconds point{seconds{time}};
-  const auto day = floor<days>(point);
-  const year_month_day date{day};
-  const hh_mm_ss clock{point - day};
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(date.year()),
-                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), clock.hours().count(),
-                     clock.minutes().count(), clock.seconds().count());
-}
+std::string format_time(Seconds time) { return support::format_timestamp(time); }
 
 std::string node_list(const Inventory& inventory, const std::vector<int>& nodes) {
   constexpr std::size_t kShown = 3;

@@ -95,16 +95,9 @@ struct ScenarioOptions {
 Expected<Workload, std::string> generate_scenario(Scenario scenario, const runtime::Inventory& inventory,
                                                   const PolicyTables& tables, const ScenarioOptions& options);
 
-// A problem in a trace or mapping file: which file, line and field.
-struct TraceError {
-  std::string file;
-  int line = 0;
-  std::string field;  // "gpus", "class[2].max_duration"; empty when not about one field
-  std::string message;
-
-  // "FILE:LINE: field `FIELD`: MESSAGE".
-  std::string to_string() const;
-};
+// A problem in a trace or mapping file: which file, line and field
+// ("gpus", "class[2].max_duration"; support/located_error.h).
+using TraceError = support::LocatedError;
 
 // One row of a trace CSV (`job_id,submit_s,duration_s,gpus,group,user,status`).
 struct TraceRow {

@@ -18,6 +18,7 @@
 #include "allot/cycle.h"
 #include "allot/epoch_seconds.h"
 #include "allot/expected.h"
+#include "allot/located_error.h"
 #include "allot/policy.h"
 
 namespace allot::slurm {
@@ -80,14 +81,8 @@ class SlurmBackend {
 // /etc/slurm/slurm.conf); fails when there is no configuration to read.
 Expected<std::unique_ptr<SlurmBackend>, std::string> connect_libslurm();
 
-// Why a mapping file cannot be used: "FILE:LINE: FIELD: MESSAGE".
-struct MapError {
-  std::string file;
-  int line = 0;
-  std::string field;
-  std::string message;
-  std::string to_string() const;
-};
+// Why a mapping file cannot be used: file, line, column and field (support/located_error.h).
+using MapError = support::LocatedError;
 
 // Conditions on a Slurm job: each set one must match (shell globs: `*`, `?`, `[...]`).
 struct JobMatch {

@@ -1,16 +1,16 @@
-#include "toml_fields.h"
+#include "allot/toml_fields.h"
 
+#include "allot/dates.h"
 #include "allot/duration.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "nearest_name.h"
+#include "allot/nearest_name.h"
 
-namespace allot::runtime {
+namespace allot::support {
 
 const char* kind_name(const toml::node& node) {
   switch (node.type()) {
@@ -45,25 +45,27 @@ std::string join_names(const std::vector<std::string_view>& names) {
   return joined;
 }
 
-Seconds seconds_since_epoch(const toml::date_time& stamp) {
-  using namespace std::chrono;
-  const sys_days day_start = year_month_day{year{stamp.date.year}, month{stamp.date.month}, day{stamp.date.day}};
-  const Seconds day_seconds = stamp.time.hour * 3600 + stamp.time.minute * 60 + stamp.time.second;
-  return day_start.time_since_epoch().count() * Seconds{86400} + day_seconds - stamp.offset->minutes * Seconds{60};
+std::int64_t day_start(const toml::date& date) { return days_from_civil(date.year, date.month, date.day) * 86400; }
+
+std::int64_t seconds_since_epoch(const toml::date_time& stamp) {
+  const std::int64_t day_seconds = stamp.time.hour * 3600 + stamp.time.minute * 60 + stamp.time.second;
+  return day_start(stamp.date) + day_seconds - stamp.offset->minutes * std::int64_t{60};
 }
 
 }  // namespace
 
-InventoryError located_error(const toml::source_region& where, const std::string& file, std::string field,
-                             std::string message) {
-  return InventoryError{file, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
-                        std::move(field), std::move(message)};
+LocatedError located_error(const toml::source_region& where, const std::string& file, std::string field,
+                           std::string message) {
+  return LocatedError{file, static_cast<int>(where.begin.line), std::move(field), std::move(message),
+                      static_cast<int>(where.begin.column)};
 }
 
 FieldReader::FieldReader(const toml::table& table, const std::string& file, std::string prefix)
     : table_(table), file_(file), prefix_(std::move(prefix)) {}
 
 bool FieldReader::has(std::string_view key) const { return table_.contains(key); }
+
+int FieldReader::line() const { return static_cast<int>(table_.source().begin.line); }
 
 void FieldReader::fail(std::string_view key, std::string message) {
   if (error_) return;
@@ -132,24 +134,32 @@ double FieldReader::positive_number(std::string_view key) {
   return value;
 }
 
-std::optional<Seconds> FieldReader::optional_timestamp(std::string_view key) {
+std::optional<std::int64_t> FieldReader::optional_timestamp(std::string_view key) {
   const toml::node* node = find(key, "a date-time such as 2026-12-02T06:00:00Z",
-                                [](const toml::node& n) { return n.is_date_time() || n.is_integer(); });
+                                [](const toml::node& n) { return n.is_date_time() || n.is_date() || n.is_integer(); });
   if (node == nullptr) return std::nullopt;
+  // Later times have no four-digit year, so they could not be written back as date-times.
+  constexpr std::int64_t kLatest = kLatestEpochSeconds;  // 9999-12-31T23:59:59Z
   if (node->is_integer()) {
-    // Later times have no four-digit year, so they could not be written back as date-times.
-    constexpr std::int64_t kLatest = 253'402'300'799;  // 9999-12-31T23:59:59Z
     const std::int64_t seconds = *node->value<std::int64_t>();
     if (seconds >= 0 && seconds <= kLatest) return seconds;
     fail(key, fmt::format("`{}` in seconds must be between 0 (1970) and {} (9999), not {}", key, kLatest, seconds));
     return std::nullopt;
   }
-  const toml::date_time stamp = *node->value<toml::date_time>();
-  if (!stamp.offset) {
-    fail(key, fmt::format("`{}` needs a UTC offset, e.g. 2026-12-02T06:00:00Z", key));
-    return std::nullopt;
+  std::int64_t seconds = 0;
+  if (node->is_date()) {
+    seconds = day_start(*node->value<toml::date>());
+  } else {
+    const toml::date_time stamp = *node->value<toml::date_time>();
+    if (!stamp.offset) {
+      fail(key, fmt::format("`{}` needs a UTC offset, e.g. 2026-12-02T06:00:00Z", key));
+      return std::nullopt;
+    }
+    seconds = seconds_since_epoch(stamp);
   }
-  return seconds_since_epoch(stamp);
+  if (seconds >= 0 && seconds <= kLatest) return seconds;
+  fail(key, fmt::format("`{}` must be a time from 1970 to 9999, not {}", key, format_timestamp(seconds)));
+  return std::nullopt;
 }
 
 void FieldReader::reject_unknown_keys(const std::vector<std::string_view>& known) {
@@ -169,7 +179,7 @@ void FieldReader::fail_at(const toml::node& where, std::string_view field, std::
   error_ = located_error(where.source(), file_, name, std::move(message));
 }
 
-Seconds FieldReader::timestamp(std::string_view key) {
+std::int64_t FieldReader::timestamp(std::string_view key) {
   if (!has(key)) fail(key, fmt::format("missing field `{}`", key));
   return optional_timestamp(key).value_or(0);
 }
@@ -195,20 +205,20 @@ std::optional<double> FieldReader::optional_number(std::string_view key, double 
   return value;
 }
 
-std::optional<Seconds> FieldReader::optional_duration(std::string_view key) {
+std::optional<std::int64_t> FieldReader::optional_duration(std::string_view key) {
   const toml::node* node = find(key, "a duration such as \"30m\" or \"1h30m\"",
                                 [](const toml::node& n) { return n.is_string() || n.is_integer(); });
   if (node == nullptr) return std::nullopt;
   if (node->is_integer()) {
     const std::int64_t seconds = *node->value<std::int64_t>();
-    if (support::duration_in_range(seconds)) return seconds;
+    if (duration_in_range(seconds)) return seconds;
     fail(key, seconds < 0 ? fmt::format("`{}` must not be negative, not {}", key, seconds)
-                          : fmt::format("`{}` must be at most {} seconds (100 years), not {}", key,
-                                        support::kMaxDurationSeconds, seconds));
+                          : fmt::format("`{}` must be at most {} seconds (100 years), not {}", key, kMaxDurationSeconds,
+                                        seconds));
     return std::nullopt;
   }
   const std::string text = *node->value<std::string>();
-  if (auto seconds = support::parse_duration(text)) return seconds;
+  if (auto seconds = parse_duration(text)) return seconds;
   fail(key, fmt::format("`{}` must be a duration such as \"30m\", \"1h30m\" or \"7d\", at most 100 years, not \"{}\"",
                         key, text));
   return std::nullopt;
@@ -234,4 +244,11 @@ std::vector<std::string> FieldReader::text_list(std::string_view key) {
   return texts;
 }
 
-}  // namespace allot::runtime
+std::vector<std::string> FieldReader::text_or_list(std::string_view key) {
+  if (const toml::node* node = table_.get(key); node == nullptr || !node->is_array()) return {text(key)};
+  std::vector<std::string> texts = text_list(key);
+  if (texts.empty() && !error_) fail(key, fmt::format("`{}` must list at least one string", key));
+  return texts;
+}
+
+}  // namespace allot::support

@@ -1,5 +1,6 @@
-// Typed, located access to the fields of one TOML table, for input files whose
-// errors must say which file, line and field is wrong.
+// Typed, located access to the fields of one TOML table (toml++), for every
+// input file whose errors must say which file, line and field is wrong:
+// inventories, state snapshots, replay and Slurm mapping files.
 #pragma once
 
 #include <cstdint>
@@ -10,17 +11,16 @@
 
 #include <toml++/toml.h>
 
-#include "allot/epoch_seconds.h"
-#include "allot/inventory.h"
+#include "allot/located_error.h"
 
-namespace allot::runtime {
+namespace allot::support {
 
 // How a TOML value's kind reads in a sentence: "a string", "an integer".
 const char* kind_name(const toml::node& node);
 
 // Builds an error located at `where`.
-InventoryError located_error(const toml::source_region& where, const std::string& file, std::string field,
-                             std::string message);
+LocatedError located_error(const toml::source_region& where, const std::string& file, std::string field,
+                           std::string message);
 
 // Reads the fields of one table. Every getter records the first problem and
 // returns a harmless default, so a caller reads all fields in a row and checks
@@ -32,6 +32,8 @@ class FieldReader {
 
   // Whether the table sets `key`.
   bool has(std::string_view key) const;
+  // The line the table starts on.
+  int line() const;
   // A required, non-empty string.
   std::string text(std::string_view key);
   // A non-empty string, if set.
@@ -42,19 +44,23 @@ class FieldReader {
   std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min, std::int64_t max);
   // A required number (integer or float) greater than zero.
   double positive_number(std::string_view key);
-  // An offset date-time (2026-12-02T06:00:00Z) or integer seconds since the epoch, if set.
-  std::optional<Seconds> optional_timestamp(std::string_view key);
+  // A time from 1970 to 9999 (kLatestEpochSeconds), if set: an offset
+  // date-time (2026-12-02T06:00:00Z), a date (its midnight, UTC) or integer
+  // seconds since the epoch.
+  std::optional<std::int64_t> optional_timestamp(std::string_view key);
   // A required timestamp, as optional_timestamp reads it.
-  Seconds timestamp(std::string_view key);
+  std::int64_t timestamp(std::string_view key);
   // A boolean, if set.
   std::optional<bool> optional_boolean(std::string_view key);
   // A finite number (integer or float) of at least `min`, if set.
   std::optional<double> optional_number(std::string_view key, double min);
   // A duration, if set: text as the policy language writes it ("30m", "1h30m",
   // "7d", "45s") or integer seconds; never negative.
-  std::optional<Seconds> optional_duration(std::string_view key);
+  std::optional<std::int64_t> optional_duration(std::string_view key);
   // A required array of non-empty strings.
   std::vector<std::string> text_list(std::string_view key);
+  // A required non-empty string, or a non-empty array of them.
+  std::vector<std::string> text_or_list(std::string_view key);
   // Fails on the first key not in `known`, suggesting the nearest known one.
   void reject_unknown_keys(const std::vector<std::string_view>& known);
   // Records a problem with `key` (located at the key, or at the table when it is absent).
@@ -64,7 +70,7 @@ class FieldReader {
   void fail_at(const toml::node& where, std::string_view field, std::string message);
 
   // The first problem found, if any.
-  const std::optional<InventoryError>& error() const { return error_; }
+  const std::optional<LocatedError>& error() const { return error_; }
 
  private:
   const toml::node* find(std::string_view key, const char* expected_kind, bool (*is_kind)(const toml::node&));
@@ -72,12 +78,7 @@ class FieldReader {
   const toml::table& table_;
   const std::string& file_;
   std::string prefix_;
-  std::optional<InventoryError> error_;
+  std::optional<LocatedError> error_;
 };
 
-// The inventory part of a document: `[cluster]`, `[[node]]` and `[[group]]`
-// (inventory_toml.cpp). Other keys are left to the caller, so a state
-// snapshot can embed an inventory.
-Expected<Inventory, InventoryError> read_inventory_tables(const toml::table& root, const std::string& file);
-
-}  // namespace allot::runtime
+}  // namespace allot::support
