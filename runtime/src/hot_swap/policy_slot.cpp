@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "swap_messages.h"
+#include "hot_swap/swap_messages.h"
 
 namespace allot::runtime {
 

@@ -7,7 +7,7 @@
 #include <exception>
 
 #include "allot/policy_slot.h"
-#include "swap_messages.h"
+#include "hot_swap/swap_messages.h"
 
 namespace allot::runtime {
 namespace {

@@ -1,5 +1,5 @@
 // The log lines of hot swap (swap_messages.h).
-#include "swap_messages.h"
+#include "hot_swap/swap_messages.h"
 
 #include <fmt/format.h>
 

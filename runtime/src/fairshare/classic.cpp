@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "allot/fair_share.h"
-#include "fair_share_tree.h"
+#include "fairshare/comparison_tree.h"
 
 namespace allot::runtime {
 namespace {

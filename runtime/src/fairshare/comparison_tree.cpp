@@ -1,4 +1,4 @@
-#include "fair_share_tree.h"
+#include "fairshare/comparison_tree.h"
 
 #include <algorithm>
 

@@ -12,7 +12,7 @@
 #include "allot/contracts.h"
 #include "cycle/placement.h"
 #include "cycle/reasons.h"
-#include "explain_parts.h"
+#include "explain/parts.h"
 
 namespace allot::runtime::explain {
 namespace {

@@ -13,7 +13,7 @@
 #include "cycle/job_columns.h"
 #include "cycle/reasons.h"
 #include "cycle/share_balance.h"
-#include "explain_parts.h"
+#include "explain/parts.h"
 
 namespace allot::runtime::explain {
 namespace {

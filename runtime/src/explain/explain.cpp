@@ -12,7 +12,7 @@
 #include "allot/nearest_name.h"
 #include "cycle/cycle_jobs.h"
 #include "cycle/reasons.h"
-#include "explain_parts.h"
+#include "explain/parts.h"
 
 namespace allot::runtime {
 namespace {

@@ -10,7 +10,7 @@
 #include "allot/inventory.h"
 
 #include "allot/files.h"
-#include "inventory_tables.h"
+#include "state/inventory_tables.h"
 
 namespace allot::runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "snapshot_format.h"
+#include "state/snapshot_format.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-// The parts of explain_job (explain.cpp): the forecast of a waiting job's next
+// The parts of explain_job (explain/explain.cpp): the forecast of a waiting job's next
 // opportunity and the preemption standing of a running job.
 #pragma once
 

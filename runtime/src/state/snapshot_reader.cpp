@@ -13,8 +13,8 @@
 
 #include "allot/files.h"
 #include "allot/nearest_name.h"
-#include "inventory_tables.h"
-#include "snapshot_format.h"
+#include "state/inventory_tables.h"
+#include "state/snapshot_format.h"
 
 namespace allot::runtime {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "allot/files.h"
 #include "cycle/reasons.h"
-#include "snapshot_format.h"
+#include "state/snapshot_format.h"
 
 namespace allot::runtime {
 namespace {

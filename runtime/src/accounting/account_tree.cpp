@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "fair_share_tree.h"
+#include "fairshare/comparison_tree.h"
 
 namespace allot::runtime {
 namespace {
