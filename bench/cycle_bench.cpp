@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "allot/compile.h"
 #include "allot/cycle.h"
 #include "allot/policy.h"
 

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "allot/hot_swap.h"
 #include "allot/policy_slot.h"
 
 namespace {
@@ -112,7 +113,7 @@ void BM_HotSwap(benchmark::State& state, SwapLoad load) {
   std::optional<BackgroundSwapper> swapper;
   if (load == SwapLoad::swap) swapper.emplace([&] { slot.swap((flip = !flip) ? large_org : saas); });
   if (load == SwapLoad::swap_from_file) {
-    swapper.emplace([&] { slot.swap_from_file(source("policies/saas.allot"), jit_options()); });
+    swapper.emplace([&] { swap_from_file(slot, source("policies/saas.allot"), jit_options()); });
   }
   time_reads(state, [&] { return slot.current(); });
   state.counters["swaps"] = swapper ? static_cast<double>(swapper->swaps()) : 0.0;
@@ -174,7 +175,7 @@ BENCHMARK_TEMPLATE(BM_SharedPointerRead, MutexPointer)
 void BM_SwapFromFile(benchmark::State& state) {
   PolicySlot slot(compile("policies/saas.allot"));
   for (auto _ : state) {
-    const auto outcome = slot.swap_from_file(source("policies/saas.allot"), jit_options());
+    const auto outcome = swap_from_file(slot, source("policies/saas.allot"), jit_options());
     if (!outcome.swapped) state.SkipWithError(outcome.message.c_str());
   }
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "allot/compile.h"
 #include "allot/policy.h"
 #include "native_rank.h"
 

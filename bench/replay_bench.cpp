@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "allot/compile.h"
 #include "allot/simulator.h"
 
 namespace {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 
+#include "allot/compile.h"
 #include "allot/policy.h"
 #include "allot/slurm.h"
 

@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "allot/compiler.h"
+#include "allot/frontend.h"
 #include "commands.h"
 
 namespace allot::cli {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "allot/compiler.h"
+#include "allot/frontend.h"
 
 namespace allot::cli {
 

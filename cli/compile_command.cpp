@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "allot/compile.h"
 #include "allot/policy.h"
 #include "commands.h"
 

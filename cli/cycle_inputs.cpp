@@ -5,6 +5,8 @@
 
 #include <iostream>
 
+#include "allot/compile.h"
+
 namespace allot::cli {
 namespace {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <sstream>
 
-#include "allot/compiler.h"
 #include "allot/files.h"
+#include "allot/frontend.h"
 #include "commands.h"
 
 namespace allot::cli {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "allot/compile.h"
 #include "allot/files.h"
 #include "allot/simulator.h"
 #include "commands.h"

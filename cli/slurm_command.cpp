@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "allot/audit.h"
+#include "allot/compile.h"
 #include "allot/dates.h"
 #include "allot/duration.h"
 #include "allot/files.h"

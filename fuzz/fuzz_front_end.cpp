@@ -8,7 +8,7 @@
 #include <exception>
 #include <string>
 
-#include "allot/compiler.h"
+#include "allot/frontend.h"
 #include "parse/parse_tree.h"
 
 namespace {

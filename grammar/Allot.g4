@@ -2,7 +2,7 @@
 // this file is the single source of truth for the syntax.
 //
 // The parser only knows shape. Every rule about meaning (which names exist,
-// which properties a node may carry, types and units) lives in compiler/src/check,
+// which properties a node may carry, types and units) lives in compiler/frontend/src/check,
 // so this grammar stays small and its error messages stay about syntax.
 grammar Allot;
 

@@ -1,4 +1,4 @@
-// Hot swap (allot/policy_slot.h): a new policy is compiled and checked off the
+// Hot swap (allot/policy_slot.h, allot/hot_swap.h): a new policy is compiled and checked off the
 // decision path and swapped in atomically; a cycle in flight finishes on the
 // code it started with; a policy that does not compile is refused with its
 // diagnostics and the old one keeps running; a dry run shows how the queue
@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "allot/hot_swap.h"
 #include "allot/policy_slot.h"
 #include "cycle_support.h"
 #include "temp_folder.h"
@@ -29,7 +30,7 @@ namespace {
 // instrument libLLVM or the code it generates, but that code only reads the
 // tables its caller filled and writes the caller's own output array, and
 // loading and unloading code is serialised by a mutex TSan intercepts
-// (compiler/src/codegen/jit.cpp). No false report appears; and the stress test
+// (compiler/backend/src/codegen/jit.cpp). No false report appears; and the stress test
 // has teeth under TSan: a slot without its lock is reported at once (tried).
 constexpr Engine kEngine = Engine::jit;
 
@@ -155,7 +156,7 @@ TEST_CASE("a swap changes the policy the next cycle runs", "[hot_swap]") {
   PolicySlot slot(saas);
   REQUIRE(slot.generation() == 1);
 
-  const SwapOutcome outcome = slot.swap_from_file(train_first(folder), swap_options());
+  const SwapOutcome outcome = swap_from_file(slot, train_first(folder), swap_options());
 
   INFO(render_swap_outcome(outcome));
   REQUIRE(outcome.swapped);
@@ -225,7 +226,7 @@ TEST_CASE("a policy that does not compile is refused and the old one keeps runni
 
   SECTION("errors are refused with their location") {
     const std::string path = source_path("tests/runtime/data/broken_shares.allot");
-    const SwapOutcome outcome = slot.swap_from_file(path, swap_options());
+    const SwapOutcome outcome = swap_from_file(slot, path, swap_options());
     CHECK_FALSE(outcome.swapped);
     CHECK(outcome.policy_hash == saas->source_hash());
     CHECK(outcome.generation == 1);
@@ -242,7 +243,7 @@ TEST_CASE("a policy that does not compile is refused and the old one keeps runni
     CHECK_THAT(rendered, Catch::Contains("product 35% + platform 35% + exploration 25% = 95%"));
   }
   SECTION("a file that cannot be read is refused") {
-    const SwapOutcome outcome = slot.swap_from_file(source_path("tests/runtime/data/missing.allot"), swap_options());
+    const SwapOutcome outcome = swap_from_file(slot, source_path("tests/runtime/data/missing.allot"), swap_options());
     CHECK_FALSE(outcome.swapped);
     CHECK(has_code(outcome.diagnostics, "io_error"));
     CHECK_THAT(outcome.message,
@@ -264,7 +265,7 @@ TEST_CASE("a policy with warnings is swapped in and its warnings are reported", 
   const std::string review_soon =
       saas_variant(folder, "review_soon.allot", {{"review 2026-12-31", "review 2026-12-10"}});
 
-  const SwapOutcome outcome = slot.swap_from_file(review_soon, swap_options());
+  const SwapOutcome outcome = swap_from_file(slot, review_soon, swap_options());
 
   CHECK(outcome.swapped);
   CHECK(has_code(outcome.diagnostics, "review_date_near"));
@@ -289,7 +290,7 @@ TEST_CASE("a dry run shows how the queue would move and swaps nothing", "[hot_sw
   const ClusterState state = live_state();
   PolicySlot slot(saas);
 
-  const DryRun dry_run = slot.dry_run_from_file(train_first(folder), swap_options(), state);
+  const DryRun dry_run = dry_run_from_file(slot, train_first(folder), swap_options(), state);
 
   INFO(dry_run.outcome.message);
   REQUIRE(dry_run.candidate != nullptr);
@@ -335,7 +336,7 @@ TEST_CASE("a dry run shows how the queue would move and swaps nothing", "[hot_sw
   }
   SECTION("a candidate that does not compile has no diff") {
     const DryRun refused =
-        slot.dry_run_from_file(source_path("tests/runtime/data/broken_shares.allot"), swap_options(), state);
+        dry_run_from_file(slot, source_path("tests/runtime/data/broken_shares.allot"), swap_options(), state);
     CHECK(refused.candidate == nullptr);
     CHECK_FALSE(refused.diff.has_value());
     CHECK_THAT(refused.outcome.message, Catch::StartsWith("refused: ") && Catch::Contains("share_sum_mismatch"));
@@ -423,7 +424,7 @@ TEST_CASE("a job started before a swap keeps the protection it started with", "[
   // Ten minutes in, the operator swaps to 30 minutes of protection, and product
   // (owed half the cluster, holding nothing) starts asking for GPUs.
   driver.step(9 * kMinute);
-  const SwapOutcome outcome = slot.swap_from_file(short_protection(folder), swap_options());
+  const SwapOutcome outcome = swap_from_file(slot, short_protection(folder), swap_options());
   REQUIRE(outcome.swapped);
   driver.swap(slot.current());
   driver.submit(training("product-1", "product", 2, kTuesday));
@@ -518,10 +519,10 @@ TEST_CASE("cycles on many threads lose no decision while policies swap continuou
     for (long i = 0; !enough(); ++i) {
       if (i % 1000 == 999) {
         refusals_missed +=
-            slot.swap_from_file(source_path("tests/runtime/data/broken_shares.allot"), swap_options()).swapped;
+            swap_from_file(slot, source_path("tests/runtime/data/broken_shares.allot"), swap_options()).swapped;
       } else if (i % 1000 == 500) {
         file_swaps_failed +=
-            !slot.swap_from_file(files[static_cast<std::size_t>(i / 1000) % files.size()], swap_options()).swapped;
+            !swap_from_file(slot, files[static_cast<std::size_t>(i / 1000) % files.size()], swap_options()).swapped;
       } else {
         swaps += slot.swap(policies[static_cast<std::size_t>(i) % policies.size()]).swapped;
       }

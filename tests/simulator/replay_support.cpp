@@ -1,4 +1,5 @@
 #include "replay_support.h"
+#include "allot/compile.h"
 
 #include <catch2/catch.hpp>
 

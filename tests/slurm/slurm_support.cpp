@@ -1,4 +1,5 @@
 #include "slurm_support.h"
+#include "allot/compile.h"
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>

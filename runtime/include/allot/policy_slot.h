@@ -4,18 +4,19 @@
 // (the Slurm adapter, a service) calls current() once at the start of each
 // cycle and keeps the pointer until the cycle ends, so a swap never changes the
 // code under a running cycle; the next cycle picks up the new policy. Compiling
-// and checking a new policy happens on the caller of swap_from_file, never on
-// the decision path, and a policy that does not compile is refused with its
-// diagnostics while the old one keeps running. Jobs keep the Contract they
-// started under (allot/cycle.h), so a swap never takes protection away.
+// and checking a new policy happens on the caller of swap_candidate (or of
+// swap_from_file, allot/hot_swap.h), never on the decision path, and a policy
+// that does not compile is refused with its diagnostics while the old one keeps
+// running. Jobs keep the Contract they started under (allot/cycle.h), so a swap
+// never takes protection away.
 //
 // Before a swap an operator can rank the live state with both policies
-// (diff_rankings, or PolicySlot::dry_run_from_file) and read who moves.
+// (diff_rankings, or PolicySlot::dry_run_candidate) and read who moves.
 // docs/HOT_SWAP.md describes what an operator sees.
 //
-// Linking: swap_from_file, dry_run_from_file and render_swap_outcome call the
-// compiler, so a target that uses them links allot_compiler after allot_runtime
-// (drivers do anyway). The rest of PolicySlot needs no compiler code.
+// Linking: nothing here calls the compiler. Compiling a policy file into a
+// SwapCandidate (swap_from_file, dry_run_from_file, render_swap_outcome) is
+// allot_hot_swap's (hot_swap/, allot/hot_swap.h), which links the compiler.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "allot/compiler.h"
 #include "allot/cycle.h"
+#include "allot/diagnostic.h"
 #include "allot/policy.h"
 
 namespace allot::runtime {
@@ -38,14 +39,11 @@ struct SwapOutcome {
   std::string policy_hash;              // the policy running after the call
   std::uint64_t generation = 0;         // the slot's generation after the call
   std::vector<Diagnostic> diagnostics;  // why a swap was refused (errors), and warnings
-  SourceTexts sources;                  // for rendering the diagnostics (compiler.h render API)
+  SourceTexts sources;                  // for rendering the diagnostics (render_swap_outcome, allot/hot_swap.h)
   // One line for a log: "swapped to <hash> (generation 3), replacing <hash>" /
   // "refused: <file>:<line>:<column>: error[<code>]: ...; <hash> keeps running (generation 2)".
   std::string message;
 };
-
-// The message, then the diagnostics rendered as text with their source lines.
-std::string render_swap_outcome(const SwapOutcome& outcome, TextStyle style = {});
 
 // Where one pending job stands under the running policy (`before`) and a candidate (`after`).
 struct RankChange {
@@ -93,9 +91,18 @@ RankDiff diff_rankings(const ClusterState& state, const CompiledPolicy& before, 
 // The diff for people: a summary, the first `top` places, who enters and leaves them.
 std::string render_rank_diff(const RankDiff& diff, std::size_t top);
 
-// A dry run of a policy file on a live state: compiled and checked, not running.
+// A policy compiled and checked off the decision path (allot/hot_swap.h makes one
+// from a file), or why it is refused.
+struct SwapCandidate {
+  std::shared_ptr<const CompiledPolicy> policy;  // null when refused
+  std::vector<Diagnostic> diagnostics;           // the compiler's errors and warnings
+  SourceTexts sources;
+  std::string refusal;  // why, when `policy` is null: "file:line:column: error[code]: ..."
+};
+
+// A dry run of a candidate policy on a live state: compiled and checked, not running.
 struct DryRun {
-  SwapOutcome outcome;                              // swapped is false; refusals as in swap_from_file
+  SwapOutcome outcome;                              // swapped is false; refusals as in swap_candidate
   std::shared_ptr<const CompiledPolicy> candidate;  // null when refused; give it to swap_if to run it
   std::uint64_t base_generation = 0;                // the generation the diff compares against
   std::optional<RankDiff> diff;                     // empty when refused
@@ -124,19 +131,19 @@ class PolicySlot {
   };
   Running running() const;
 
-  // Compiles and checks `path` on the calling thread (not the decision path), then swaps atomically.
-  // A policy with errors (or that fails to compile/JIT) is refused; the old one keeps running.
-  SwapOutcome swap_from_file(const std::string& path, const CompileOptions& options);
+  // Swaps atomically to a candidate compiled and checked on the calling thread (not the decision
+  // path). A refused candidate (errors, or no JIT) is refused; the old one keeps running. The
+  // outcome keeps the candidate's diagnostics and sources.
+  SwapOutcome swap_candidate(SwapCandidate candidate);
   // Swaps to an already compiled policy; a null one is refused.
   SwapOutcome swap(std::shared_ptr<const CompiledPolicy> next);
   // Swaps only while the slot still runs `expected_generation` (the base of a dry run):
   // otherwise refused, so a policy is never swapped in over one its diff did not see.
   SwapOutcome swap_if(std::shared_ptr<const CompiledPolicy> next, std::uint64_t expected_generation);
 
-  // Compiles and checks `path` as swap_from_file does and diffs the rankings of `live`
-  // under the running policy and the candidate. Swaps nothing.
-  DryRun dry_run_from_file(const std::string& path, const CompileOptions& options, const ClusterState& live,
-                           const CycleOptions& cycle = {}) const;
+  // Diffs the rankings of `live` under the running policy and the candidate (refused as
+  // swap_candidate would refuse it). Swaps nothing.
+  DryRun dry_run_candidate(SwapCandidate candidate, const ClusterState& live, const CycleOptions& cycle = {}) const;
 
   // Replaced policies not released yet (a cycle may still hold them). They are
   // released by the thread that swaps (at the next swap, or in release_retired), never

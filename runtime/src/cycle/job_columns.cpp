@@ -11,7 +11,7 @@ namespace {
 // `deadline_slack` of a job without a deadline (the language's 1000d).
 constexpr double kNoDeadlineSlack = 1000.0 * 86400.0;
 
-// In abi.h's order (compiler/src/check/schema.cpp names them the same way).
+// In abi.h's order (compiler/frontend/src/check/schema.cpp names them the same way).
 constexpr std::array<const char*, abi::kJobFieldCount> kJobFieldNames = {
     "job.class",    "job.label",        "job.gpus",           "job.nodes",     "job.gpus_per_node",
     "job.cpus",     "job.memory_gb",    "job.wait",           "job.runtime",   "job.since_checkpoint",

@@ -1,6 +1,6 @@
 // PolicySlot (allot/policy_slot.h): a pointer swapped under a short lock,
-// replaced policies released on the swapping thread. The paths that compile a
-// file first are in swap_from_file.cpp.
+// replaced policies released on the swapping thread. Compiling a file into a
+// candidate is allot_hot_swap's (hot_swap/src/swap_from_file.cpp).
 #include "allot/policy_slot.h"
 
 #include <fmt/format.h>
@@ -44,6 +44,55 @@ SwapOutcome PolicySlot::swap(std::shared_ptr<const CompiledPolicy> next) {
 
 SwapOutcome PolicySlot::swap_if(std::shared_ptr<const CompiledPolicy> next, std::uint64_t expected_generation) {
   return install(std::move(next), expected_generation, SwapOutcome{});
+}
+
+namespace {
+
+// The outcome of a candidate before it is swapped in or refused: its diagnostics and sources.
+SwapOutcome outcome_of(SwapCandidate& candidate) {
+  SwapOutcome outcome;
+  outcome.diagnostics = std::move(candidate.diagnostics);
+  outcome.sources = std::move(candidate.sources);
+  return outcome;
+}
+
+std::string refusal_of(const SwapCandidate& candidate) {
+  return candidate.refusal.empty() ? "no policy to swap to" : candidate.refusal;
+}
+
+}  // namespace
+
+SwapOutcome PolicySlot::swap_candidate(SwapCandidate candidate) {
+  SwapOutcome outcome = outcome_of(candidate);
+  if (!candidate.policy) {
+    refuse(outcome, running(), refusal_of(candidate));
+    return outcome;
+  }
+  return install(std::move(candidate.policy), std::nullopt, std::move(outcome));
+}
+
+DryRun PolicySlot::dry_run_candidate(SwapCandidate candidate, const ClusterState& live,
+                                     const CycleOptions& cycle) const {
+  const Running base = running();
+  DryRun dry_run;
+  dry_run.base_generation = base.generation;
+  dry_run.outcome = outcome_of(candidate);
+  if (!candidate.policy) {
+    refuse(dry_run.outcome, base, refusal_of(candidate));
+    return dry_run;
+  }
+  dry_run.diff = diff_rankings(live, *base.policy, *candidate.policy, cycle);
+  const RankDiff& diff = *dry_run.diff;
+  dry_run.outcome.policy_hash = base.policy->source_hash();
+  dry_run.outcome.generation = base.generation;
+  dry_run.outcome.message = fmt::format(
+      "dry run: {} would replace {} (generation {}){}: {} of {} jobs ranked by both move, Kendall tau {:.3f}, "
+      "{} starts gained, {} lost",
+      short_hash(diff.after_hash), short_hash(diff.before_hash), base.generation,
+      warnings_suffix(dry_run.outcome.diagnostics), diff.moved, diff.ranked_by_both, diff.kendall_tau,
+      diff.starts_gained.size(), diff.starts_lost.size());
+  dry_run.candidate = std::move(candidate.policy);
+  return dry_run;
 }
 
 SwapOutcome PolicySlot::install(std::shared_ptr<const CompiledPolicy> next,

@@ -1,0 +1,121 @@
+// Compiled policies: a checked policy turned into callable code plus the
+// constant tables the runtime needs (tree, classes, exceptions, unit, window).
+// Header-only (allot_policy_abi, with abi.h, date.h and diagnostic.h): all the
+// runtime sees of the compiler. Compiling a policy is allot/compile.h (allot_backend).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allot/abi.h"
+#include "allot/date.h"
+
+namespace allot {
+
+// Which engine evaluates rank and preempt.
+enum class Engine { jit, interpreter };
+
+// A node of the budget tree. Index 0 is the root (the whole cluster); every
+// other node's parent has a smaller index (depth-first order).
+struct AccountInfo {
+  std::string path;  // "exploration/ana"; "" for the root
+  std::string name;
+  int parent = -1;
+  int depth = 0;  // 0 root, 1 program, then one more per level (at most 64)
+  // Fraction of the parent, before exceptions, so that a node's fraction of the
+  // cluster is the product of the shares down its path: 0.4 for `40%`; raw / the
+  // non-parent siblings' raw sum for `shares N`; through `share parent` as
+  // docs/LANGUAGE.md ("Shares in the runtime") has it.
+  double share = 1.0;
+  double unallocated = 0;      // fraction of this node's children left unallocated
+  bool use_parent = false;     // `share parent` (Slurm's FairShare=parent)
+  double raw_shares = 0;       // what Slurm would hold as shares_raw: percentage points for `40%` (40), the integer for
+                               // `shares N`, 0 for `share parent`
+  bool percent_shares = true;  // the sibling set uses percentages (false: raw `shares N`)
+  std::string owner;           // inherited when not set on the node
+  std::optional<Date> review;
+  std::string hypothesis;
+  bool leaf = true;
+};
+
+// An execution contract; durations in seconds, 0 when not set.
+struct ClassInfo {
+  std::string name;
+  int max_gpus = 0;
+  int max_nodes = 0;
+  double max_runtime = 0;
+  double protect = 0;
+  bool protect_up_to = false;  // the job chooses its protection, capped at `protect`
+  double checkpoint_every = 0;
+  double grace = 0;
+  bool resumable = false;
+  bool preemptible = true;
+  bool deadline_required = false;
+  std::optional<double> slo;  // fraction
+};
+
+// A temporary grant, applied by the runtime while starts <= now < expires
+// (seconds since the epoch), so it stops at expiry without a recompile.
+struct ExceptionInfo {
+  std::string name;
+  int to = 0;         // account index
+  int from = -1;      // account index, or -1 for the level's unallocated share
+  double delta = 0;   // fraction points at each node's own level
+  double starts = 0;  // 0 when the exception has no start date
+  double expires = 0;
+  std::string owner;
+  std::string reason;
+};
+
+struct UnitInfo {
+  bool dominant = false;                                // dominant-resource unit instead of GPU-hours
+  std::vector<std::pair<std::string, double>> weights;  // GPU type or resource -> weight
+};
+
+struct GateInfo {
+  std::string metric;
+  std::string subject;   // a class name, or ""
+  std::string op;        // ">=", "<=", ">", "<"
+  double threshold = 0;  // in abi units (fraction, seconds)
+  std::optional<double> window;
+};
+
+// Everything the runtime needs to know about a policy besides its code.
+struct PolicyTables {
+  std::string name;
+  UnitInfo unit;
+  double window = 7 * 86400.0;
+  std::optional<double> half_life;
+  std::string fairshare = "fair_tree";
+  std::vector<AccountInfo> accounts;
+  std::vector<ClassInfo> classes;  // the class index of abi::job_class
+  std::vector<ExceptionInfo> exceptions;
+  std::vector<GateInfo> gates;
+};
+
+// A loaded policy: its tables and its code. Owns the code (JIT memory is
+// released when the object is destroyed). Safe to call from many threads.
+class CompiledPolicy {
+ public:
+  virtual ~CompiledPolicy() = default;
+  virtual const PolicyTables& tables() const = 0;
+  virtual Engine engine() const = 0;
+  // Hex SHA-256 of the policy's source text and every imported file.
+  virtual const std::string& source_hash() const = 0;
+  // Which job / account columns rank and preempt read (others may be null).
+  virtual const std::vector<abi::JobField>& job_fields_read() const = 0;
+  virtual const std::vector<abi::AccountField>& account_fields_read() const = 0;
+  virtual double rank(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
+                      const abi::ClusterView& cluster) const = 0;
+  virtual void rank_batch(const abi::JobTable& jobs, const abi::AccountTable& accounts, const abi::ClusterView& cluster,
+                          std::size_t begin, std::size_t end, double* out) const = 0;
+  // False when the policy has no `preempt` (then nothing is ever preempted).
+  virtual bool has_preempt() const = 0;
+  virtual bool preempt(const abi::JobTable& victims, std::size_t victim, const abi::JobTable& requesters,
+                       std::size_t requester, const abi::AccountTable& accounts,
+                       const abi::ClusterView& cluster) const = 0;
+};
+
+}  // namespace allot

@@ -1,0 +1,76 @@
+// The Allot front end's public interface (allot_frontend): check policy files,
+// format them, and render the diagnostics for people and for CI. Compiling a
+// policy to code is the back end's (allot/compile.h). Everything in
+// compiler/frontend/src is internal and may change without notice.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allot/date.h"
+#include "allot/diagnostic.h"
+
+namespace allot {
+
+// Parses `YYYY-MM-DD`; nullopt for anything else or an impossible day.
+std::optional<Date> parse_date(const std::string& text);
+// Formats as `YYYY-MM-DD`.
+std::string format_date(Date date);
+
+// The folder holding Allot's standard library (stdlib/), where imports are
+// looked up when the importing file's folder does not have them.
+std::vector<std::string> default_import_path();
+
+// What the checker needs to know about the world outside the policy text.
+struct CheckOptions {
+  // "Today" for review dates and exception expiry; the system date when empty.
+  std::optional<Date> today;
+  // A review date closer than this many days is a warning.
+  int review_warning_days = 14;
+  // An exception may not expire further than this many days after today.
+  int max_exception_horizon_days = 90;
+  // Folders an import is looked up in after the importing file's own folder
+  // (docs/LANGUAGE.md, "Imports"); by default the one that holds Allot's stdlib/.
+  std::vector<std::string> import_path = default_import_path();
+  // Imports may name absolute paths and files outside the root policy's folder
+  // and the import path. Off: a policy can read only what sits beside it.
+  bool allow_outside_imports = false;
+};
+
+// The diagnostics of one run over one or more policy files, sorted by location.
+struct CheckResult {
+  std::vector<Diagnostic> diagnostics;
+  SourceTexts sources;
+  bool has_errors() const;
+  bool has_warnings() const;
+  // True when a named file could not be read at all (the CLI exits 2).
+  bool has_io_errors() const;
+};
+
+// Checks each file (and the library files it imports). A file that cannot be
+// read is reported as an `io_error` diagnostic; see `CheckResult::has_io_errors`.
+CheckResult check_files(const std::vector<std::string>& paths, const CheckOptions& options);
+
+// Checks one policy given as text; `name` is used in diagnostics and as the
+// base for relative imports.
+CheckResult check_source(const std::string& name, const std::string& text, const CheckOptions& options);
+
+// The canonical layout of a policy file, or the diagnostics that prevent
+// formatting it (syntax errors). Comments are preserved; formatting is idempotent.
+struct FormatResult {
+  std::optional<std::string> formatted;
+  std::vector<Diagnostic> diagnostics;
+};
+FormatResult format_source(const std::string& name, const std::string& text);
+
+// Renderers. All take diagnostics already sorted by location.
+struct TextStyle {
+  bool color = false;
+};
+std::string render_text(const std::vector<Diagnostic>& diagnostics, const SourceTexts& sources, TextStyle style);
+std::string render_json(const std::vector<Diagnostic>& diagnostics);
+std::string render_sarif(const std::vector<Diagnostic>& diagnostics);
+std::string render_github(const std::vector<Diagnostic>& diagnostics);
+
+}  // namespace allot

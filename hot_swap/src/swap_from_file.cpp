@@ -1,0 +1,79 @@
+// The paths of hot swap that compile (allot/hot_swap.h): a policy file compiled
+// into a SwapCandidate, then swapped in or dry-run by the slot (runtime/,
+// allot/policy_slot.h), which knows no compiler.
+#include "allot/hot_swap.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+
+namespace allot::runtime {
+namespace {
+
+// "file:line:column: error[code]: message", the way compilers print a location.
+std::string located(const Diagnostic& diagnostic) {
+  const char* severity = diagnostic.severity == Severity::error ? "error" : "warning";
+  if (diagnostic.span.line <= 0) {
+    return fmt::format("{}: {}[{}]: {}", diagnostic.span.file, severity, diagnostic.code, diagnostic.message);
+  }
+  return fmt::format("{}:{}:{}: {}[{}]: {}", diagnostic.span.file, diagnostic.span.line, diagnostic.span.column,
+                     severity, diagnostic.code, diagnostic.message);
+}
+
+bool is_error(const Diagnostic& diagnostic) { return diagnostic.severity == Severity::error; }
+
+// The first error with its location, and how many more there are.
+std::string first_error(const std::vector<Diagnostic>& diagnostics) {
+  const auto error = std::find_if(diagnostics.begin(), diagnostics.end(), is_error);
+  if (error == diagnostics.end()) return "the policy did not compile";
+  const auto more = std::count_if(diagnostics.begin(), diagnostics.end(), is_error) - 1;
+  if (more == 0) return located(*error);
+  return fmt::format("{} (and {} more error{})", located(*error), more, more == 1 ? "" : "s");
+}
+
+// A policy compiled and checked off the decision path, or why it is refused.
+SwapCandidate compile_candidate(const std::string& path, const CompileOptions& options) {
+  SwapCandidate candidate;
+  CompileResult result;
+  try {
+    result = compile_policy_file(path, options);
+  } catch (const std::exception& failure) {
+    // Exceptions stop here: a swap that cannot compile is a refusal, not a crash of the scheduler.
+    candidate.refusal = fmt::format("compiling `{}` failed: {}", path, failure.what());
+    return candidate;
+  }
+  candidate.diagnostics = std::move(result.diagnostics);
+  candidate.sources = std::move(result.sources);
+  if (!result.policy) {
+    candidate.refusal = first_error(candidate.diagnostics);
+  } else if (options.engine == Engine::jit && result.policy->engine() != Engine::jit) {
+    // The interpreter would give the same decisions, only slower; a scheduler
+    // sized for the JIT should not slow down silently, so the operator chooses.
+    candidate.refusal = fmt::format(
+        "the JIT could not load `{}` (warning jit_unavailable); swap with the interpreter engine to run it anyway",
+        path);
+  } else {
+    candidate.policy = std::move(result.policy);
+  }
+  return candidate;
+}
+
+}  // namespace
+
+SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const CompileOptions& options) {
+  return slot.swap_candidate(compile_candidate(path, options));
+}
+
+DryRun dry_run_from_file(const PolicySlot& slot, const std::string& path, const CompileOptions& options,
+                         const ClusterState& live, const CycleOptions& cycle) {
+  return slot.dry_run_candidate(compile_candidate(path, options), live, cycle);
+}
+
+std::string render_swap_outcome(const SwapOutcome& outcome, TextStyle style) {
+  std::string text = outcome.message + "\n";
+  if (!outcome.diagnostics.empty()) text += render_text(outcome.diagnostics, outcome.sources, style);
+  return text;
+}
+
+}  // namespace allot::runtime
