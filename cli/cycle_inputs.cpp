@@ -30,7 +30,7 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
                             now));
   }
   auto snapshot = runtime::load_snapshot(state_path);
-  if (!snapshot) return fail(code, snapshot.error().line == 0 ? 2 : 1, snapshot.error().to_string());
+  if (!snapshot) return fail(code, snapshot.error().unreadable ? 2 : 1, snapshot.error().to_string());
   if (override_now) snapshot->state.now = *override_now;
   CompileOptions options;
   options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;

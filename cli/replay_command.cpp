@@ -30,7 +30,7 @@ std::nullopt_t fail(int& code, int exit_code, const std::string& message) {
 
 // A trace or mapping problem: 2 when the file could not be read at all.
 std::nullopt_t fail(int& code, const simulator::TraceError& error) {
-  return fail(code, error.line == 0 && error.message == "cannot read the file" ? 2 : 1, error.to_string());
+  return fail(code, error.unreadable ? 2 : 1, error.to_string());
 }
 
 // "NAME=FILE", or "FILE" named after its stem.
@@ -172,7 +172,7 @@ int run_replay(const ReplayArguments& arguments) {
   auto inventory = runtime::load_inventory(arguments.cluster);
   if (!inventory) {
     std::cerr << "allot: " << inventory.error().to_string() << "\n";
-    return inventory.error().line == 0 ? 2 : 1;
+    return inventory.error().unreadable ? 2 : 1;
   }
   return replay(arguments, *inventory);
 }

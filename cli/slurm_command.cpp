@@ -282,7 +282,7 @@ int run_slurm(const SlurmArguments& arguments) {
   auto map = slurm::load_job_map(arguments.map);
   if (!map) {
     std::cerr << "allot: " << map.error().to_string() << '\n';
-    return map.error().line == 0 ? 2 : 1;
+    return map.error().unreadable ? 2 : 1;
   }
   Candidate first = compile_candidate(arguments.policy, options, *map);
   if (!first.policy) {

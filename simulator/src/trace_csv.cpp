@@ -157,7 +157,7 @@ Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, c
 Expected<std::vector<TraceRow>, TraceError> read_trace(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxTraceBytes);
-  if (!contents) return unexpected(TraceError{path, 0, "", "cannot read the file: " + contents.error().reason});
+  if (!contents) return unexpected(TraceError::cannot_read(path, contents.error().reason));
   return parse_trace(*contents, path);
 }
 

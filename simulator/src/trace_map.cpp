@@ -152,7 +152,7 @@ Expected<TraceMap, TraceError> parse_trace_map(std::string_view text, const std:
 Expected<TraceMap, TraceError> load_trace_map(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxMapBytes);
-  if (!contents) return unexpected(TraceError{path, 0, "", "cannot read the file: " + contents.error().reason});
+  if (!contents) return unexpected(TraceError::cannot_read(path, contents.error().reason));
   return parse_trace_map(*contents, path);
 }
 

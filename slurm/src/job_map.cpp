@@ -161,7 +161,7 @@ Expected<JobMap, MapError> parse_job_map(const std::string& text, const std::str
 Expected<JobMap, MapError> load_job_map(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxMapBytes);
-  if (!contents) return unexpected(MapError{path, 0, "", "cannot read the file: " + contents.error().reason});
+  if (!contents) return unexpected(MapError::cannot_read(path, contents.error().reason));
   return parse_job_map(*contents, path);
 }
 

@@ -2,9 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "allot/text.h"
 
 namespace allot::support {
+
+LocatedError LocatedError::cannot_read(std::string file, const std::string& reason) {
+  LocatedError error(std::move(file), 0, "", "cannot read the file: " + reason);
+  error.unreadable = true;
+  return error;
+}
 
 std::string LocatedError::to_string() const {
   std::string text = file;

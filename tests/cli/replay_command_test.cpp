@@ -79,6 +79,25 @@ TEST_CASE("replay names what is wrong with its input and exits non-zero", "[cli]
     CHECK(run.exit_code == 2);
     CHECK_THAT(run.out, Catch::Contains("/nonexistent/cluster.toml: cannot read the file"));
   }
+  SECTION("a trace or a map that cannot be read is an I/O failure (exit 2), not a content error") {
+    const std::string common = "replay --now 2026-12-01 --policy " + source("policies/saas.allot") + " --cluster " +
+                               source("examples/clusters/saas-8gpu.toml");
+    const fs::path trace = scratch("readable_trace.csv");
+    write(trace, "job_id,submit_s,duration_s,gpus,group,user,status\n1,0,100,1,g,u,Pass\n");
+    const auto no_map = run_allot(common + " --trace '" + trace.string() + "' --map /nonexistent/map.toml", true);
+    fs::remove(trace);
+    CHECK(no_map.exit_code == 2);
+    CHECK_THAT(no_map.out, Catch::Contains("/nonexistent/map.toml: cannot read the file: No such file or directory"));
+    const auto no_trace = run_allot(
+        common + " --trace /nonexistent/trace.csv --map " + source("examples/workloads/philly_map.toml"), true);
+    CHECK(no_trace.exit_code == 2);
+    CHECK_THAT(no_trace.out,
+               Catch::Contains("/nonexistent/trace.csv: cannot read the file: No such file or directory"));
+    // A folder is not a file it can read either.
+    const auto folder = run_allot(
+        common + " --trace " + source("examples") + " --map " + source("examples/workloads/philly_map.toml"), true);
+    CHECK(folder.exit_code == 2);
+  }
   SECTION("a policy with a syntax error is reported with its location, and nothing is replayed") {
     const fs::path broken = scratch("broken.allot");
     write(broken, "policy broken {\n  window 7d\n");

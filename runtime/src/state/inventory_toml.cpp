@@ -260,7 +260,7 @@ Expected<Inventory, InventoryError> parse_inventory(std::string_view text, const
 Expected<Inventory, InventoryError> load_inventory(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxInventoryBytes);
-  if (!contents) return Failure{InventoryError{path, 0, "", "cannot read the file: " + contents.error().reason}};
+  if (!contents) return Failure{InventoryError::cannot_read(path, contents.error().reason)};
   return parse_inventory(*contents, path);
 }
 

@@ -150,7 +150,7 @@ std::optional<SnapshotError> Reader::read_inventory() {
   if (top_.error()) return top_.error();
   const fs::path path = (fs::path(file_).parent_path() / reference).lexically_normal();
   auto inventory = load_inventory(path.string());
-  if (!inventory && inventory.error().line == 0) {
+  if (!inventory && inventory.error().unreadable) {
     top_.fail("inventory", fmt::format("cannot read the inventory file `{}`", path.string()));
     return top_.error();
   }
@@ -377,7 +377,7 @@ Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const st
 Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxStateBytes);
-  if (!contents) return Failure{SnapshotError{path, 0, "", "cannot read the file: " + contents.error().reason}};
+  if (!contents) return Failure{SnapshotError::cannot_read(path, contents.error().reason)};
   return parse_snapshot(*contents, path);
 }
 

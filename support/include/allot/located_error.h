@@ -20,6 +20,13 @@ struct LocatedError {
   std::string field;  // e.g. "node[3].gpus"; empty when not about one field
   std::string message;
   std::optional<int> column;  // 1-based, when the reader knows it
+  // The file could not be read at all (missing, not a regular file, over its
+  // size limit, an I/O error), as opposed to a problem in what it says: the
+  // drivers exit 2 for the first, 1 for the second.
+  bool unreadable = false;
+
+  // "FILE: cannot read the file: REASON", marked unreadable.
+  static LocatedError cannot_read(std::string file, const std::string& reason);
 
   // "FILE:LINE:COLUMN: FIELD: MESSAGE", as compilers print errors; the column,
   // the line and the field are left out when unknown. Control characters of

@@ -30,9 +30,9 @@ const std::set<std::string> kNoGolden = {
     // Only `allot compile --emit=...` reports it (goldens run `allot check`);
     // produced below by asking for an output that does not exist.
     "codegen_failed",
-    // Only compiling for running reports it, and only when LLVM's JIT cannot
-    // start on the machine: no input produces it where LLVM works (the JIT has
-    // no test seam), so it has neither a golden nor a test that triggers it.
+    // Only compiling for running reports it, when LLVM's JIT cannot map
+    // executable memory (a hardened host); jit_unavailable_test.cpp produces it
+    // for real in a child process under a seccomp filter that refuses PROT_EXEC.
     "jit_unavailable",
     // Needs a policy file over 1 MiB in the repository; produced below from a
     // 2 MiB text instead.

@@ -1,0 +1,143 @@
+// `jit_unavailable` produced for real: on a host that forbids executable memory
+// (SELinux's deny_execmem, a seccomp profile, PaX MPROTECT), LLVM's JIT cannot
+// map code. The policy must still compile, run on the interpreter with the same
+// results, and say why in a warning; the process must not abort.
+//
+// The test forks a child that installs a seccomp filter refusing every mmap,
+// mprotect and pkey_mprotect asking for PROT_EXEC (EACCES, as SELinux answers),
+// then compiles a real policy for the JIT. The child reports through a pipe;
+// the parent checks the report and compares the child's ranks with its own JIT.
+#include <fmt/format.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <cstddef>
+#include <string>
+
+#include "allot/policy.h"
+#include "jit_fixture.h"
+
+namespace allot::jit_test {
+namespace {
+
+#if defined(__x86_64__)
+constexpr std::uint32_t kAuditArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr std::uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
+#endif
+
+// Refuses executable mappings of this architecture's mmap, mprotect and
+// pkey_mprotect with EACCES; allows everything else. The protection is the
+// third argument of all three (its low 32 bits: x86_64 and aarch64 are little-endian).
+bool forbid_executable_memory() {
+  constexpr std::uint32_t prot_low = offsetof(seccomp_data, args) + 2 * sizeof(std::uint64_t);
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kAuditArch, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 3, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, prot_low),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+  return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
+}
+
+CompileOptions options_for(Engine engine) {
+  CompileOptions options;
+  options.engine = engine;
+  options.check.today = parse_date("2026-12-01");
+  return options;
+}
+
+const std::string kPolicy = std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot";
+
+// Ranks of a few job rows (GPUs 0..7, the other fields zero), one per line, as exact bits.
+std::string ranks_of(const CompiledPolicy& policy) {
+  Tables tables(8, 1);
+  for (std::size_t job = 0; job < 8; ++job) tables.job_columns[abi::job_gpus][job] = static_cast<double>(job);
+  std::string out;
+  for (std::size_t job = 0; job < 8; ++job) {
+    out += fmt::format("{:016x}\n", bits(policy.rank(tables.jobs(), job, tables.accounts(), tables.cluster)));
+  }
+  return out;
+}
+
+// What the child saw: "engine=..", the warnings' codes and notes, then the ranks.
+std::string compile_without_executable_memory() {
+  std::string report;
+  if (!forbid_executable_memory()) return "cannot install the seccomp filter\n";
+  void* page = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page != MAP_FAILED) return "the filter let an executable mapping through\n";
+  const CompileResult result = compile_policy_file(kPolicy, options_for(Engine::jit));
+  if (!result.policy) return "no policy\n";
+  report += fmt::format("engine={}\n", result.policy->engine() == Engine::jit ? "jit" : "interpreter");
+  for (const Diagnostic& d : result.diagnostics) {
+    report += fmt::format("{} {}\n", d.severity == Severity::warning ? "warning" : "other", d.code);
+    for (const DiagnosticNote& note : d.notes) report += "note " + note.message + "\n";
+  }
+  return report + "ranks\n" + ranks_of(*result.policy);
+}
+
+}  // namespace
+
+TEST_CASE("without executable memory the JIT is unavailable: a warning, the interpreter, the same ranks",
+          "[jit][jit_unavailable]") {
+  const CompileResult jit = compile_policy_file(kPolicy, options_for(Engine::jit));
+  REQUIRE(jit.policy);
+  REQUIRE(jit.policy->engine() == Engine::jit);
+  const std::string expected_ranks = ranks_of(*jit.policy);
+
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(pipe_fds[0]);
+    const std::string report = compile_without_executable_memory();
+    std::size_t written = 0;
+    while (written < report.size()) {
+      const ssize_t n = write(pipe_fds[1], report.data() + written, report.size() - written);
+      if (n <= 0) _exit(3);
+      written += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string report;
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+    report.append(buffer, static_cast<std::size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  INFO(report);
+  // LLVM must return an error, never abort the process (a scheduler on a hardened host).
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(report.find("engine=interpreter\n") != std::string::npos);
+  CHECK(report.find("warning jit_unavailable\n") != std::string::npos);
+  // The note carries LLVM's reason (the refused mapping), not an empty line.
+  CHECK(report.find("note ") != std::string::npos);
+  CHECK(report.find("note \n") == std::string::npos);
+  const std::size_t ranks = report.find("ranks\n");
+  REQUIRE(ranks != std::string::npos);
+  CHECK(report.substr(ranks + 6) == expected_ranks);
+}
+
+}  // namespace allot::jit_test
