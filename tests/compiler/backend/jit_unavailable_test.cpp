@@ -22,7 +22,8 @@
 #include <cstddef>
 #include <string>
 
-#include "allot/policy.h"
+#include "allot/compile.h"
+#include "allot/frontend.h"
 #include "jit_fixture.h"
 
 namespace allot::jit_test {
