@@ -42,6 +42,9 @@ SwapCandidate compile_candidate(const std::string& path, const CompileOptions& o
     // Exceptions stop here: a swap that cannot compile is a refusal, not a crash of the scheduler.
     candidate.refusal = fmt::format("compiling `{}` failed: {}", path, failure.what());
     return candidate;
+  } catch (...) {
+    candidate.refusal = fmt::format("compiling `{}` failed", path);
+    return candidate;
   }
   candidate.diagnostics = std::move(result.diagnostics);
   candidate.sources = std::move(result.sources);
