@@ -174,11 +174,118 @@ TEST_CASE("the best blocked job holds the nodes it fits on soonest from the jobs
   // whose jobs may run for ever.
   CHECK_THAT(skipped->reason, Catch::Matchers::Contains("needs 6 nodes with 8 free GPUs each; 5 nodes have them now; "
                                                         "`node-02`, `node-03`, `node-04` and 3 more are held for it"));
-  CHECK_THAT(skipped->reason, Catch::Matchers::Contains("until it fits (expected by"));
+  CHECK_THAT(skipped->reason, Catch::Matchers::Contains("held for it from 2026-12-01T01:00:00Z (when it is expected "
+                                                        "to fit); until then a job ranked below it may start there "
+                                                        "only if its runtime limit ends by then (backfill)"));
   // A small job ranked below would take a GPU the big one needs: it waits too.
   const Decision* small = decision_for(result, "one-gpu", DecisionKind::skip);
   REQUIRE(small != nullptr);
   CHECK_THAT(small->reason, Catch::Matchers::Contains("no node has 1 free GPU"));
+}
+
+// Backfill: the held job of the test above (six whole nodes, expected to fit
+// in an hour) and one-GPU jobs below it with different runtime limits.
+ClusterState held_six_nodes(std::vector<JobRequest> below) {
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(8, 8, "h100", 4);
+  occupy(state, {{0, 8}, {1, 8}, {4, 8}});
+  state.running[1].request.expected_runtime = kHour;
+  state.pending = {multi_node("six-nodes", 6, 8)};
+  for (JobRequest& request : below) state.pending.push_back(std::move(request));
+  return state;
+}
+
+JobRequest limited(const std::string& id, Seconds limit, int gpus = 1) {
+  JobRequest request = job(id, "alpha", "work", gpus);
+  request.expected_runtime = limit;
+  return request;
+}
+
+TEST_CASE("a job whose runtime limit ends before the hold's time backfills the held nodes", "[cycle][backfill]") {
+  const ClusterState state = held_six_nodes({limited("short", 30 * kMinute), limited("exact", kHour),
+                                             limited("long", 2 * kHour), job("unknown", "alpha", "work", 1)});
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  REQUIRE(decision_for(result, "six-nodes", DecisionKind::skip) != nullptr);
+  for (const std::string id : {"short", "exact"}) {
+    const Decision* started = decision_for(result, id, DecisionKind::start);
+    REQUIRE(started != nullptr);
+    CHECK_THAT(started->reason, Catch::Matchers::Contains("backfilled: its runtime limit"));
+    CHECK_THAT(started->reason, Catch::Matchers::Contains("ends by 2026-12-01T01:00:00Z, when the capacity held there "
+                                                          "for `six-nodes` is needed; it must end by then"));
+  }
+  // A limit past the hold's time, or no limit at all, would delay the held job.
+  CHECK(decision_for(result, "long", DecisionKind::skip) != nullptr);
+  CHECK(decision_for(result, "unknown", DecisionKind::skip) != nullptr);
+}
+
+TEST_CASE("backfilled jobs never delay the held job: it starts when its hold's time comes", "[cycle][backfill]") {
+  // Time moves: the blocking job on node-02 ends after an hour; short jobs keep
+  // arriving below the held one and backfill until then.
+  Driver driver(uniform_inventory(8, 8, "h100", 4), biggest_first(), kTuesday);
+  driver.options.blocked_holds = 1;
+  for (int node : {0, 1, 4}) {
+    JobRequest busy = job("busy-" + std::to_string(node), "beta", "work", 8);
+    busy.expected_runtime = node == 1 ? kHour : 30 * kDay;
+    driver.state().running.push_back(running(busy, {node}, kTuesday));
+  }
+  JobRequest six = multi_node("six-nodes", 6, 8);
+  six.expected_runtime = 2 * kHour;
+  driver.submit(six);
+  int backfilled = 0;
+  for (int minute = 1; minute <= 90; ++minute) {
+    driver.submit(limited("short-" + std::to_string(minute), 20 * kMinute, 4));
+    const CycleResult& result = driver.step(kMinute);
+    for (const Decision* start : decisions_of(result, DecisionKind::start)) {
+      if (start->reason.find("backfilled") != std::string::npos) ++backfilled;
+    }
+    if (driver.first_start("six-nodes") != 0) break;
+  }
+  CHECK(backfilled > 0);
+  // It fits once node-02's job ends (an hour in), and the backfilled jobs
+  // have all ended by then: it starts within a cycle of that time.
+  REQUIRE(driver.first_start("six-nodes") != 0);
+  CHECK(driver.first_start("six-nodes") <= kTuesday + kHour + kMinute);
+}
+
+TEST_CASE("a class's max_runtime is the limit backfill trusts when the job gives none", "[cycle][backfill]") {
+  const auto policy = compile_text(R"(policy limits {
+  unit gpu_hours { h100 = 1.0 }
+  window 7d
+  tree {
+    alpha 50% { owner "a@example.com" review 2027-01-31 hypothesis "alpha's bet" }
+    beta 50% { owner "b@example.com" review 2027-01-31 hypothesis "beta's bet" }
+  }
+  class work { checkpoint every 10m protect 10m resumable }
+  class debug { max_gpus 1 max_runtime 15m resumable }
+  rank = job.gpus
+  preempt when false
+}
+)");
+  ClusterState state = held_six_nodes({job("debug-1", "alpha", "debug", 1), job("work-1", "alpha", "work", 1)});
+
+  const CycleResult result = run_cycle(state, *policy);
+
+  const Decision* debug = decision_for(result, "debug-1", DecisionKind::start);
+  REQUIRE(debug != nullptr);
+  CHECK_THAT(debug->reason, Catch::Matchers::Contains("backfilled: its runtime limit (15m)"));
+  CHECK(decision_for(result, "work-1", DecisionKind::skip) != nullptr);
+}
+
+TEST_CASE("without holds nothing is backfilled, and a hold without a known time lends nothing", "[cycle][backfill]") {
+  ClusterState state = held_six_nodes({limited("short", 30 * kMinute)});
+  CycleOptions no_holds;
+  no_holds.blocked_holds = 0;
+  const CycleResult free_for_all = run_cycle(state, *biggest_first(), no_holds);
+  const Decision* plain = decision_for(free_for_all, "short", DecisionKind::start);
+  REQUIRE(plain != nullptr);
+  CHECK_THAT(plain->reason, !Catch::Matchers::Contains("backfilled"));
+
+  state.running[1].request.expected_runtime = 0;  // no job in the way has an end in sight
+  const CycleResult unknown = run_cycle(state, *biggest_first());
+  CHECK(decision_for(unknown, "short", DecisionKind::skip) != nullptr);
 }
 
 TEST_CASE("a hold never keeps a job ranked above the held one waiting", "[cycle][placement]") {

@@ -35,6 +35,12 @@
 //     would fit on soonest (by the running jobs' expected ends) from the jobs
 //     ranked below it, so a whole-node job is not starved by small ones
 //     (CycleOptions::blocked_holds); jobs ranked above it are not affected;
+//   - backfill (EASY: reservations only for the held jobs, docs/SCHEDULING.md):
+//     a job that fits nowhere else may start on capacity held for a job above
+//     it when its runtime limit (its own estimate, else its class's
+//     `max_runtime`) ends by the hold's expected start, so no held job starts
+//     later because of it; the start says "backfilled ... must end by T". A
+//     job without a limit, or a hold without a known start, backfills nothing;
 //   - a stopping job's resources are what a reservation on its node waits
 //     for: the two are counted once, so one victim frees one job's room;
 //   - a job never preempts work of its own leaf account; "holding" and "share"
@@ -172,7 +178,8 @@ struct CycleOptions {
   // preemption get capacity held: the nodes they would fit on soonest take no
   // job ranked below them (Slurm's reservation for its top job, so a job that
   // needs whole nodes is not starved by a stream of small ones). Recomputed
-  // each cycle at the job's place in the queue; 0 turns it off.
+  // each cycle at the job's place in the queue; 0 turns it off. Jobs below
+  // may backfill held capacity when their limit ends before the hold's time.
   std::size_t blocked_holds = 1;
   bool record_skips = true;  // a `skip` decision per pending job that could not start
   // Skips (best first) that carry their rank terms; later skips carry the rank only.

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -12,6 +14,7 @@
 #include "allot/accounting.h"
 #include "allot/contracts.h"
 #include "allot/cycle.h"
+#include "allot/duration.h"
 #include "blocked_hold.h"
 #include "cycle_jobs.h"
 #include "drain.h"
@@ -40,6 +43,7 @@ class CycleRun {
   void place_queue();
   void place(PendingJob& job, std::size_t position);
   bool start_reserved(PendingJob& job, std::size_t position);
+  bool backfill(PendingJob& job, std::size_t position);
   bool preempt_for(PendingJob& job, std::size_t position);
   std::string hold_for(const PendingJob& job);
   void stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason);
@@ -74,6 +78,17 @@ class CycleRun {
   std::unordered_map<std::string, Reservation> reservations_;                 // by job id, in force
   std::size_t searches_left_ = 0;
   std::size_t holds_left_ = 0;
+  // Capacity held this cycle for blocked jobs (hold_for), the reservations
+  // that backfill may borrow from until they start.
+  struct Hold {
+    std::string job_id;
+    std::vector<int> nodes;
+    NodeAmounts amounts;
+    std::optional<Seconds> when;  // when the held job should fit; no backfill without it
+  };
+  std::vector<Hold> holds_;
+  // Shapes that failed to backfill, per set of holds they could borrow (a bit per hold).
+  std::map<std::uint64_t, FailedShapes> backfill_failed_;
   // Per node: what stopping jobs still hold, what is claimed for later
   // (reservations, holds), and the overlap of the two. A stopping job's
   // resources are what a claim on its node waits for, so the pool counts the
@@ -223,6 +238,7 @@ void CycleRun::place(PendingJob& job, std::size_t position) {
     if (auto nodes = pool_.find(job.shape)) return start(job, position, *nodes, "");
     failed_.remember(job.shape);
   }
+  if (backfill(job, position)) return;
   if (preempt_for(job, position)) return;
   std::string reason = options_.record_skips ? failure_reason(job.shape) : std::string();
   const std::string held = hold_for(job);
@@ -247,10 +263,74 @@ std::string CycleRun::hold_for(const PendingJob& job) {
   --holds_left_;
   claim(hold->nodes, per_node(job.shape));
   reasons_.clear();
-  return fmt::format("{} {} held for it, so no job ranked below it starts there, {}",
-                     node_list(state_.inventory, hold->nodes), hold->nodes.size() == 1 ? "is" : "are",
-                     hold->when ? fmt::format("until it fits (expected by {})", format_time(*hold->when))
-                                : std::string("until the jobs there end"));
+  backfill_failed_.clear();
+  holds_.push_back(Hold{job.request->id, hold->nodes, per_node(job.shape), hold->when});
+  const std::string nodes = node_list(state_.inventory, hold->nodes);
+  const char* verb = hold->nodes.size() == 1 ? "is" : "are";
+  if (!hold->when) {
+    return fmt::format("{} {} held for it, so no job ranked below it starts there, until the jobs there end", nodes,
+                       verb);
+  }
+  return fmt::format(
+      "{} {} held for it from {} (when it is expected to fit); until then a job ranked below it may start there only "
+      "if its runtime limit ends by then (backfill)",
+      nodes, verb, format_time(*hold->when));
+}
+
+// Backfill (EASY, over every hold of this cycle): a job that does not fit in
+// the free capacity may use capacity held for a blocked job above it when its
+// runtime limit (its own estimate, else its class's `max_runtime`) ends before
+// that hold's time, so it delays no held job. Holds without a known time lend nothing.
+bool CycleRun::backfill(PendingJob& job, std::size_t position) {
+  if (holds_.empty()) return false;
+  const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
+  const Seconds limit = runtime_estimate(info, *job.request);
+  if (limit <= 0 || limit > support::kLatestEpochSeconds - state_.now) return false;
+  const Seconds ends = state_.now + limit;
+  std::uint64_t lenders = 0;
+  for (std::size_t h = 0; h < holds_.size() && h < 64; ++h) {
+    if (holds_[h].when && ends <= *holds_[h].when) lenders |= std::uint64_t{1} << h;
+  }
+  if (lenders == 0) return false;
+  FailedShapes& failed = backfill_failed_[lenders];
+  if (failed.known_to_fail(job.shape)) return false;
+  auto lend = [&](bool give) {
+    for (std::size_t h = 0; h < holds_.size() && h < 64; ++h) {
+      if (!(lenders >> h & 1)) continue;
+      if (give) {
+        unclaim(holds_[h].nodes, holds_[h].amounts);
+      } else {
+        claim(holds_[h].nodes, holds_[h].amounts);
+      }
+    }
+  };
+  lend(true);
+  const auto nodes = pool_.find(job.shape);
+  lend(false);
+  if (!nodes) {
+    failed.remember(job.shape);
+    return false;
+  }
+  Seconds until = support::kLatestEpochSeconds;
+  std::string for_jobs;
+  for (std::size_t h = 0; h < holds_.size() && h < 64; ++h) {
+    if (!(lenders >> h & 1)) continue;
+    const bool shared = std::any_of(nodes->begin(), nodes->end(), [&](int node) {
+      return std::find(holds_[h].nodes.begin(), holds_[h].nodes.end(), node) != holds_[h].nodes.end();
+    });
+    if (!shared) continue;
+    until = std::min(until, *holds_[h].when);
+    for_jobs += fmt::format("{}`{}`", for_jobs.empty() ? "" : ", ", holds_[h].job_id);
+  }
+  if (for_jobs.empty()) {
+    start(job, position, *nodes, "");
+  } else {
+    start(job, position, *nodes,
+          fmt::format("backfilled: its runtime limit ({}) ends by {}, when the capacity held there for {} is "
+                      "needed; it must end by then",
+                      format_duration(limit), format_time(until), for_jobs));
+  }
+  return true;
 }
 
 // NodePool::failure_reason, remembered per shape until the capacity changes
