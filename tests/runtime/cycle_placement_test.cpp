@@ -274,6 +274,47 @@ TEST_CASE("a class's max_runtime is the limit backfill trusts when the job gives
   CHECK(decision_for(result, "work-1", DecisionKind::skip) != nullptr);
 }
 
+TEST_CASE("a job that ran past its runtime limit on held capacity stops for the held job when its time comes",
+          "[cycle][backfill]") {
+  ClusterState state = held_six_nodes({});
+  // node-02's job was given an hour (it backfilled) two hours ago.
+  state.running[1].started = kTuesday - 2 * kHour;
+  state.running[1].contract.grace = 0;
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  const Decision* stopped = decision_for(result, "busy-1", DecisionKind::preempt);
+  REQUIRE(stopped != nullptr);
+  CHECK(stopped->for_job == "six-nodes");
+  CHECK_THAT(stopped->reason, Catch::Matchers::Contains("ran past its runtime limit on capacity held for `six-nodes`"));
+  const Decision* started = decision_for(result, "six-nodes", DecisionKind::start);
+  REQUIRE(started != nullptr);
+  CHECK_THAT(started->reason, Catch::Matchers::Contains("after stopping 1 job past its runtime limit"));
+  // With a grace, the capacity is reserved until the job has checkpointed.
+  state.running[1].contract.grace = 5 * kMinute;
+  const CycleResult graceful = run_cycle(state, *biggest_first());
+  REQUIRE(decision_for(graceful, "busy-1", DecisionKind::preempt) != nullptr);
+  REQUIRE(graceful.reservations.size() == 1);
+  CHECK(graceful.reservations[0].job_id == "six-nodes");
+}
+
+TEST_CASE("an overrunning job its contract does not let stop keeps running, and the held job waits",
+          "[cycle][backfill]") {
+  ClusterState state = held_six_nodes({});
+  state.running[1].started = kTuesday - 2 * kHour;
+  SECTION("not preemptible") { state.running[1].contract.preemptible = false; }
+  SECTION("still protected") { state.running[1].contract.protected_until = kTuesday + kMinute; }
+  SECTION("not requeueable") { state.running[1].request.requeueable = false; }
+
+  const CycleResult result = run_cycle(state, *biggest_first());
+
+  CHECK(decisions_of(result, DecisionKind::preempt).empty());
+  const Decision* waiting = decision_for(result, "six-nodes", DecisionKind::skip);
+  REQUIRE(waiting != nullptr);
+  CHECK_THAT(waiting->reason, Catch::Matchers::Contains("it should fit by now, but jobs there ran past their runtime "
+                                                        "limit and may not be stopped"));
+}
+
 TEST_CASE("without holds nothing is backfilled, and a hold without a known time lends nothing", "[cycle][backfill]") {
   ClusterState state = held_six_nodes({limited("short", 30 * kMinute)});
   CycleOptions no_holds;

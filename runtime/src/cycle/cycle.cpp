@@ -45,7 +45,10 @@ class CycleRun {
   bool start_reserved(PendingJob& job, std::size_t position);
   bool backfill(PendingJob& job, std::size_t position);
   bool preempt_for(PendingJob& job, std::size_t position);
-  std::string hold_for(const PendingJob& job);
+  std::optional<std::string> hold_for(PendingJob& job, std::size_t position);
+  bool take_back_overrun(PendingJob& job, std::size_t position, const std::vector<int>& nodes);
+  void take_freed(PendingJob& job, std::size_t position, const std::vector<int>& nodes, Seconds release,
+                  const std::string& freed);
   void stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason);
   void start(PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason);
   void skip(const PendingJob& job, std::size_t position, std::string reason);
@@ -241,18 +244,20 @@ void CycleRun::place(PendingJob& job, std::size_t position) {
   if (backfill(job, position)) return;
   if (preempt_for(job, position)) return;
   std::string reason = options_.record_skips ? failure_reason(job.shape) : std::string();
-  const std::string held = hold_for(job);
+  const std::optional<std::string> held = hold_for(job, position);
+  if (!held) return;  // it started, or capacity is reserved for it
   if (!options_.record_skips) return;
   if (policy_.has_preempt() && !balance_.any_below_share_on_path(job.account)) {
     reason += fmt::format("; `{}` holds its share already, so it waits for free capacity", job.request->account);
   }
-  if (!held.empty()) reason += "; " + held;
+  if (!held->empty()) reason += "; " + *held;
   skip(job, position, std::move(reason));
 }
 
 // Holds the nodes a blocked job would fit on soonest from the jobs ranked
-// below it (CycleOptions::blocked_holds). Returns what was held, for the reason.
-std::string CycleRun::hold_for(const PendingJob& job) {
+// below it (CycleOptions::blocked_holds). Returns what was held, for the reason,
+// or nullopt when jobs past their runtime limit were stopped for it instead.
+std::optional<std::string> CycleRun::hold_for(PendingJob& job, std::size_t position) {
   if (holds_left_ == 0) return "";
   std::vector<bool> reserved(state_.inventory.nodes.size(), false);
   for (const auto& [id, reservation] : reservations_) {
@@ -261,6 +266,7 @@ std::string CycleRun::hold_for(const PendingJob& job) {
   const auto hold = blocked_hold(pool_, job.shape, jobs_.active, jobs_.jobs_on_node, reserved, tables_, state_.now);
   if (!hold) return "";
   --holds_left_;
+  if (hold->when && *hold->when <= state_.now && take_back_overrun(job, position, hold->nodes)) return std::nullopt;
   claim(hold->nodes, per_node(job.shape));
   reasons_.clear();
   backfill_failed_.clear();
@@ -270,6 +276,12 @@ std::string CycleRun::hold_for(const PendingJob& job) {
   if (!hold->when) {
     return fmt::format("{} {} held for it, so no job ranked below it starts there, until the jobs there end", nodes,
                        verb);
+  }
+  if (*hold->when <= state_.now) {
+    return fmt::format(
+        "{} {} held for it; it should fit by now, but jobs there ran past their runtime limit and "
+        "may not be stopped, so it waits for them to end",
+        nodes, verb);
   }
   return fmt::format(
       "{} {} held for it from {} (when it is expected to fit); until then a job ranked below it may start there only "
@@ -384,21 +396,63 @@ bool CycleRun::preempt_for(PendingJob& job, std::size_t position) {
          fmt::format("preempted for `{}`: `{}` is below its share and `{}` keeps at least its own", job.request->id,
                      job.request->account, running.request.account));
   }
-  const std::string freed =
-      fmt::format("after preempting {} job{}", choice->victims.size(), choice->victims.size() == 1 ? "" : "s");
-  if (release <= state_.now) {
-    start(job, position, choice->nodes, freed);
-    return true;
-  }
+  take_freed(job, position, choice->nodes, release,
+             fmt::format("after preempting {} job{}", choice->victims.size(), choice->victims.size() == 1 ? "" : "s"));
+  return true;
+}
+
+// The job starts on `nodes` freed for it by stops at `release` at the latest:
+// now when they stop now, else it waits with the capacity reserved for it.
+void CycleRun::take_freed(PendingJob& job, std::size_t position, const std::vector<int>& nodes, Seconds release,
+                          const std::string& freed) {
+  if (release <= state_.now) return start(job, position, nodes, freed);
   const NodeAmounts amounts = per_node(job.shape);
-  Reservation reservation{job.request->id, choice->nodes, release + options_.reservation_ttl,
-                          amounts.gpus,    amounts.cpus,  amounts.memory_gib};
+  Reservation reservation{job.request->id, nodes,        release + options_.reservation_ttl,
+                          amounts.gpus,    amounts.cpus, amounts.memory_gib};
   claim(reservation.nodes, amounts);
   balance_.add(job.account, job_rate(job, reservation.nodes));
   skip(job, position,
        fmt::format("capacity on {} is reserved for it {}; they stop by {} (their grace)",
                    node_list(state_.inventory, reservation.nodes), freed, format_time(release)));
   reservations_.emplace(job.request->id, std::move(reservation));
+}
+
+// The held job should fit by now, but jobs on its nodes ran past their runtime
+// limit (the promise backfill relied on). Those whose contract lets them be
+// stopped (preemptible, requeueable, past their protection) stop for it, share
+// rule or not: the capacity was only lent to them. If any of them may not be
+// stopped, the held job waits for them to end.
+bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const std::vector<int>& nodes) {
+  std::vector<int> overrun;
+  for (int node : nodes) {
+    for (int index : jobs_.jobs_on_node[static_cast<std::size_t>(node)]) {
+      const ActiveJob& active = jobs_.active[static_cast<std::size_t>(index)];
+      if (active.stopping || active.stopped) continue;
+      if (std::find(overrun.begin(), overrun.end(), index) != overrun.end()) continue;
+      const RunningJob& running = *active.job;
+      const Seconds limit =
+          active.job_class >= 0
+              ? runtime_estimate(tables_.classes[static_cast<std::size_t>(active.job_class)], running.request)
+              : running.request.expected_runtime;
+      if (limit <= 0 || running.started >= state_.now - limit) continue;  // within its limit, or none known
+      const bool stoppable =
+          running.contract.preemptible && running.request.requeueable && running.contract.protected_until <= state_.now;
+      if (!stoppable) return false;
+      overrun.push_back(index);
+    }
+  }
+  if (overrun.empty()) return false;
+  Seconds release = state_.now;
+  for (int victim : overrun) {
+    const RunningJob& running = *jobs_.active[static_cast<std::size_t>(victim)].job;
+    const Seconds stops_at = state_.now + std::max<Seconds>(0, running.contract.grace);
+    release = std::max(release, stops_at);
+    stop(victim, stops_at, lost_gpu_seconds(running, state_.now), job.request->id,
+         fmt::format("ran past its runtime limit on capacity held for `{}`, whose time has come", job.request->id));
+  }
+  take_freed(job, position, nodes, release,
+             fmt::format("after stopping {} job{} past {} runtime limit", overrun.size(),
+                         overrun.size() == 1 ? "" : "s", overrun.size() == 1 ? "its" : "their"));
   return true;
 }
 
