@@ -125,7 +125,8 @@ simulator::ReplayReport empty_report(const ReplayArguments& arguments, const run
                                      const std::vector<ReplayPolicy>& policies) {
   simulator::ReplayReport report;
   report.cluster = inventory.name;
-  report.cluster_gpus = inventory.total_gpus();
+  report.cluster_gpus = inventory.schedulable_gpus();
+  report.cluster_gpus_down = inventory.total_gpus() - report.cluster_gpus;
   report.cluster_nodes = static_cast<int>(inventory.nodes.size());
   if (arguments.trace.empty()) report.seed = arguments.seed;
   for (const ReplayPolicy& policy : policies) report.policies.emplace_back(policy.name, policy.file);

@@ -51,6 +51,7 @@ void ProgramBook::step(Seconds from, Seconds until, double capacity, TimelineBui
   timeline.add_programs(from, until, owed_rates_, delivered_rates_);
   used_hours_ += report.used_hours;
   unassigned_hours_ += report.unassigned_hours;
+  beyond_user_share_hours_ += report.beyond_leaf_share_hours;
 }
 
 }  // namespace allot::simulator

@@ -36,7 +36,8 @@ class ProgramBook {
   // Program totals, in tree order.
   const std::vector<ProgramTotals>& programs() const { return programs_; }
   double used_hours() const { return used_hours_; }
-  double unassigned_hours() const { return unassigned_hours_; }
+  double unassigned_hours() const { return unassigned_hours_; }  // beyond programs' shares
+  double beyond_user_share_hours() const { return beyond_user_share_hours_; }
 
  private:
   runtime::EntitlementBook book_;
@@ -46,6 +47,7 @@ class ProgramBook {
   std::vector<double> owed_rates_, delivered_rates_;
   double used_hours_ = 0;
   double unassigned_hours_ = 0;
+  double beyond_user_share_hours_ = 0;
 };
 
 }  // namespace allot::simulator

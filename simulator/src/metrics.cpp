@@ -97,6 +97,7 @@ void cluster_totals(const SimulationResult& result, const Workload& workload, Po
   metrics.fragmented_gpus =
       ratio(sum(timeline.fragmented_gpu_seconds), static_cast<double>(workload.end - workload.start));
   metrics.unassigned_share = ratio(result.unassigned_unit_hours, result.used_unit_hours);
+  metrics.beyond_user_share = ratio(result.beyond_user_share_unit_hours, result.used_unit_hours);
   metrics.lost_work = ratio(sum(timeline.lost_gpu_seconds), used);
   if (metrics.all.deadline_jobs > 0) {
     metrics.deadline_slo = static_cast<double>(metrics.all.deadline_met) / metrics.all.deadline_jobs;

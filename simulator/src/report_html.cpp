@@ -8,6 +8,7 @@
 #include "allot/simulator.h"
 #include "report_format.h"
 #include "report_groups.h"
+#include "report_verdict.h"
 #include "svg_plot.h"
 #include "time_text.h"
 
@@ -61,6 +62,8 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
   html += wait_rows(scenario, &PolicyMetrics::classes);
   html += section_row("wait p50 / p90 by size", columns);
   html += wait_rows(scenario, &PolicyMetrics::sizes);
+  html += section_row("wait p50 / p90 by program", columns);
+  html += wait_rows(scenario, &PolicyMetrics::programs);
   html += section_row("share delivered / owed", columns);
   for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
     html += table_row(name, scenario, [&](const PolicyMetrics& m) {
@@ -82,11 +85,43 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
   html += table_row("fragmented (of free)", scenario, [](const PolicyMetrics& m) {
     return fmt::format("{} ({:.1f} GPUs)", format_percent(m.fragmentation), m.fragmented_gpus);
   });
-  html += table_row("unassigned share", scenario,
+  html += table_row("unassigned (beyond programs' shares)", scenario,
                     [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); });
+  html += table_row("beyond users' own shares", scenario,
+                    [](const PolicyMetrics& m) { return format_percent(m.beyond_user_share); });
   html += table_row("deadline SLO", scenario, [](const PolicyMetrics& m) {
     return m.deadline_slo ? format_percent(*m.deadline_slo) : std::string("-");
   });
+  html += table_row("unfinished at the end", scenario, [](const PolicyMetrics& m) {
+    return fmt::format("{} started, {} never started", m.all.started - m.all.completed, m.all.jobs - m.all.started);
+  });
+  return html + "</table>";
+}
+
+// The verdict first: one sentence per policy, then each measure against the baseline.
+std::string verdict_section(const ScenarioReport& scenario) {
+  const Verdict verdict = compare_policies(scenario);
+  if (verdict.rows.empty()) return "";
+  std::string html = "<h3>verdict</h3>";
+  for (const std::string& sentence : verdict.summaries) html += "<p>" + escape_html(sentence) + "</p>";
+  html += "<table><tr><th>measure</th>";
+  for (const PolicyMetrics& metrics : scenario.policies) html += "<th>" + escape_html(metrics.name) + "</th>";
+  html += "</tr>";
+  for (const VerdictRow& row : verdict.rows) {
+    html += "<tr><td>" + escape_html(row.measure) + "</td>";
+    for (std::size_t p = 0; p < row.values.size(); ++p) {
+      const Comparison comparison = row.comparisons[p];
+      html += "<td>" + escape_html(row.values[p]);
+      if (comparison == Comparison::better || comparison == Comparison::worse) {
+        html += fmt::format(R"( <span class="{}">{}, {}</span>)", comparison == Comparison::better ? "pass" : "fail",
+                            escape_html(row.differences[p]), comparison_word(comparison));
+      } else if (comparison == Comparison::same) {
+        html += " <span class=note>same</span>";
+      }
+      html += "</td>";
+    }
+    html += "</tr>";
+  }
   return html + "</table>";
 }
 
@@ -193,6 +228,7 @@ std::string scenario_section(const ScenarioReport& scenario, const ReplayReport&
                                  escape_html(scenario.workload), escape_html(scenario.description), scenario.jobs,
                                  format_day(scenario.start), format_day(scenario.end));
   for (const std::string& note : scenario.notes) html += "<p class=note>note: " + escape_html(note) + "</p>";
+  html += verdict_section(scenario);
   html += comparison_table(scenario, report.starvation_threshold);
   html += "<h3>gates</h3>" + gates_table(scenario);
   html += "<h3>waiting</h3><div class=charts>" + wait_charts(scenario) + "</div>";
@@ -208,8 +244,10 @@ std::string render_html(const ReplayReport& report) {
       "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>allot replay: " + escape_html(report.cluster) +
       "</title><style>" + kStyle + "</style></head><body>";
   html += fmt::format(
-      "<h1>allot replay on cluster <code>{}</code> ({} GPUs, {} node{})</h1><p>policies: ", escape_html(report.cluster),
-      report.cluster_gpus, report.cluster_nodes, report.cluster_nodes == 1 ? "" : "s");
+      "<h1>allot replay on cluster <code>{}</code> ({} GPUs up{}, {} node{})</h1><p>policies: ",
+      escape_html(report.cluster), report.cluster_gpus,
+      report.cluster_gpus_down > 0 ? fmt::format(", {} on nodes down or draining", report.cluster_gpus_down) : "",
+      report.cluster_nodes, report.cluster_nodes == 1 ? "" : "s");
   for (std::size_t p = 0; p < report.policies.size(); ++p) {
     html += fmt::format(R"({}<span style="color:{}">&#9632;</span> <b>{}</b> <code>{}</code>)", p ? ", " : "",
                         color_of(p), escape_html(report.policies[p].first), escape_html(report.policies[p].second));

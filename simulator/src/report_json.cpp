@@ -88,6 +88,7 @@ Json policy_json(const PolicyMetrics& metrics) {
                      {"fragmentation", fixed(metrics.fragmentation)},
                      {"fragmented_gpus", fixed(metrics.fragmented_gpus, 3)},
                      {"unassigned_share", fixed(metrics.unassigned_share)},
+                     {"beyond_user_share", fixed(metrics.beyond_user_share)},
                      {"lost_work", fixed(metrics.lost_work, 6)},
                      {"deadline_slo", optional_number(metrics.deadline_slo)}};
   json["all"] = group_json(metrics.all);
@@ -124,7 +125,10 @@ Json workload_json(const ScenarioReport& scenario) {
 std::string render_json(const ReplayReport& report) {
   Json json;
   json["schema"] = "allot.replay/1";
-  json["cluster"] = {{"name", report.cluster}, {"gpus", report.cluster_gpus}, {"nodes", report.cluster_nodes}};
+  json["cluster"] = {{"name", report.cluster},
+                     {"gpus", report.cluster_gpus},
+                     {"gpus_down", report.cluster_gpus_down},
+                     {"nodes", report.cluster_nodes}};
   json["seed"] = report.seed ? Json(*report.seed) : Json(nullptr);
   json["starvation_threshold_s"] = report.starvation_threshold;
   json["policies"] = Json::array();

@@ -8,6 +8,7 @@
 #include "allot/simulator.h"
 #include "report_format.h"
 #include "report_groups.h"
+#include "report_verdict.h"
 #include "time_text.h"
 
 namespace allot::simulator {
@@ -116,11 +117,47 @@ void cluster_rows(const ScenarioReport& scenario, Table& table, Seconds threshol
   table.row("fragmented (of free)", cells(scenario, [](const PolicyMetrics& m) {
               return fmt::format("{} ({:.1f} GPUs)", format_percent(m.fragmentation), m.fragmented_gpus);
             }));
-  table.row("unassigned share",
+  table.row("unassigned (beyond programs' shares)",
             cells(scenario, [](const PolicyMetrics& m) { return format_percent(m.unassigned_share); }));
+  table.row("beyond users' own shares",
+            cells(scenario, [](const PolicyMetrics& m) { return format_percent(m.beyond_user_share); }));
   table.row("deadline SLO", cells(scenario, [](const PolicyMetrics& m) {
               return m.deadline_slo ? format_percent(*m.deadline_slo) : std::string("-");
             }));
+}
+
+void program_wait_rows(const ScenarioReport& scenario, Table& table) {
+  table.section("wait p50 / p90 by program");
+  wait_rows(scenario, table, &PolicyMetrics::programs);
+}
+
+void unfinished_rows(const ScenarioReport& scenario, Table& table) {
+  table.row("unfinished at the end", cells(scenario, [](const PolicyMetrics& m) {
+              return fmt::format("{} started, {} never started", m.all.started - m.all.completed,
+                                 m.all.jobs - m.all.started);
+            }));
+}
+
+// Each policy against the first: the value, the difference and which way it goes.
+void verdict_rows(const Verdict& verdict, const ScenarioReport& scenario, Table& table) {
+  if (verdict.rows.empty()) return;
+  table.section(fmt::format("against `{}`", scenario.policies.front().name));
+  for (const VerdictRow& row : verdict.rows) {
+    std::vector<std::string> cells;
+    for (std::size_t p = 0; p < row.values.size(); ++p) {
+      const Comparison comparison = row.comparisons[p];
+      if (comparison == Comparison::baseline || comparison == Comparison::not_comparable) {
+        cells.push_back(row.values[p]);
+      } else if (comparison == Comparison::same) {
+        cells.push_back(row.values[p] + " (same)");
+      } else {
+        cells.push_back(
+            table.verdict(comparison == Comparison::better,
+                          fmt::format("{} ({}, {})", row.values[p], row.differences[p], comparison_word(comparison))));
+      }
+    }
+    table.row("  " + row.measure, std::move(cells));
+  }
 }
 
 void gate_rows(const ScenarioReport& scenario, Table& table) {
@@ -148,17 +185,23 @@ void gate_rows(const ScenarioReport& scenario, Table& table) {
 std::string render_table(const ReplayReport& report, bool color) {
   std::string out;
   for (const ScenarioReport& scenario : report.scenarios) {
-    out += fmt::format("{}: {}\n  {} jobs, {} to {}, cluster `{}` ({} GPUs)\n", scenario.workload, scenario.description,
-                       scenario.jobs, format_day(scenario.start), format_day(scenario.end), report.cluster,
-                       report.cluster_gpus);
+    out += fmt::format(
+        "{}: {}\n  {} jobs, {} to {}, cluster `{}` ({} GPUs up{})\n", scenario.workload, scenario.description,
+        scenario.jobs, format_day(scenario.start), format_day(scenario.end), report.cluster, report.cluster_gpus,
+        report.cluster_gpus_down > 0 ? fmt::format(", {} on nodes down or draining", report.cluster_gpus_down) : "");
     for (const std::string& note : scenario.notes) out += "  note: " + note + "\n";
+    const Verdict verdict = compare_policies(scenario);
+    for (const std::string& sentence : verdict.summaries) out += "  verdict: " + sentence + "\n";
     std::vector<std::string> header;
     for (const PolicyMetrics& metrics : scenario.policies) header.push_back(metrics.name);
     Table table(header, color);
     class_rows(scenario, table);
+    program_wait_rows(scenario, table);
     program_rows(scenario, table);
     cluster_rows(scenario, table, report.starvation_threshold);
+    unfinished_rows(scenario, table);
     gate_rows(scenario, table);
+    verdict_rows(verdict, scenario, table);
     out += table.render() + "\n";
   }
   return out;

@@ -53,6 +53,7 @@ SimulationResult Simulation::run() {
   result_.programs = book_.programs();
   result_.used_unit_hours = book_.used_hours();
   result_.unassigned_unit_hours = book_.unassigned_hours();
+  result_.beyond_user_share_unit_hours = book_.beyond_user_share_hours();
   return std::move(result_);
 }
 

@@ -57,7 +57,10 @@ TEST_CASE("Tuesday: product is idle, exploration borrows the idle GPUs as unassi
   const auto& exploration = report.accounts[c.exploration];
   CHECK(exploration.owed == Approx(48));
   CHECK(exploration.borrowed == Approx(96));
-  CHECK(report.unassigned_hours == Approx(120));
+  // Unassigned capacity is what exploration, the program, used beyond its share;
+  // ana also used ben's idle half of it, which is beyond her own share but not unassigned.
+  CHECK(report.unassigned_hours == Approx(96));
+  CHECK(report.beyond_leaf_share_hours == Approx(120));
   CHECK(report.idle_hours == Approx(0));
 }
 
@@ -70,7 +73,8 @@ TEST_CASE("Wednesday: product returns and is owed its 40% while it waits", "[run
   CHECK(product.delivered == Approx(24));
   CHECK(product.debt == Approx(2.2 * 24));
   CHECK(report.accounts[c.platform].debt == 0);  // platform asked for less than its share and got it
-  CHECK(report.unassigned_hours == Approx(120 + 96));
+  CHECK(report.unassigned_hours == Approx(96 + 72));
+  CHECK(report.beyond_leaf_share_hours == Approx(120 + 96));
   CHECK(report.capacity_hours == Approx(2 * 8 * 24));
 }
 

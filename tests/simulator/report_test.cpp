@@ -97,4 +97,76 @@ TEST_CASE("the terminal table shows the policies side by side", "[simulator][rep
   CHECK(table.find("\x1b[") == std::string::npos);  // no colour unless asked
 }
 
+namespace {
+
+GroupMetrics waits(const std::string& name, double p90) {
+  GroupMetrics group;
+  group.name = name;
+  group.jobs = 10;
+  group.started = 10;
+  group.completed = 9;
+  group.p90_wait = p90;
+  return group;
+}
+
+GroupMetrics program(const std::string& name, double owed, double delivered) {
+  GroupMetrics group = waits(name, 0);
+  group.share = ProgramTotals{name, 0.5, owed, delivered, 0};
+  return group;
+}
+
+PolicyMetrics policy_metrics(const std::string& name, double all_p90, double debug_p90, double train_p90,
+                             double worst_delivery, double occupancy, bool gate_passed) {
+  PolicyMetrics metrics;
+  metrics.name = name;
+  metrics.all = waits("all", all_p90);
+  metrics.classes = {waits("debug", debug_p90), waits("train", train_p90)};
+  metrics.programs = {program("product", 100, 100 * worst_delivery), program("research", 100, 100)};
+  metrics.occupancy = occupancy;
+  metrics.lost_work = 0.01;
+  GateResult gate;
+  gate.text = "p90_wait debug <= 5m";
+  gate.gate.metric = "p90_wait";
+  gate.value = debug_p90;
+  gate.passed = gate_passed;
+  metrics.gates = {gate};
+  return metrics;
+}
+
+}  // namespace
+
+TEST_CASE("the verdict says, per measure, whether each policy is better or worse than the first",
+          "[simulator][report]") {
+  ReplayReport report;
+  report.cluster = "test";
+  report.cluster_gpus = 60;
+  report.cluster_gpus_down = 4;
+  ScenarioReport scenario;
+  scenario.workload = "busy";
+  scenario.policies = {policy_metrics("labels", 3600, 7200, 3600, 0.6, 0.90, false),
+                       policy_metrics("budget", 1800, 30, 7200, 0.97, 0.95, true)};
+  report.scenarios = {scenario};
+
+  const std::string table = render_table(report, false);
+  CHECK_THAT(table, Catch::Matchers::Contains("(60 GPUs up, 4 on nodes down or draining)"));
+  CHECK_THAT(table, Catch::Matchers::Contains(
+                        "verdict: `budget` against `labels`: better on 4 of 7 measures (p90 wait, all jobs; p90 wait, "
+                        "debug; worst program's delivered / owed; occupancy), worse on 1 (p90 wait, train); its own "
+                        "gates: 1 of 1 passed, `labels`'s: 0 of 1."));
+  CHECK_THAT(table, Catch::Matchers::Contains("against `labels`"));
+  CHECK_THAT(table, Catch::Matchers::Contains("(+5.0 pts, better)"));
+  CHECK_THAT(table, Catch::Matchers::Contains("(+37.0 pts, better)"));
+  CHECK_THAT(table, Catch::Matchers::Contains("1.0% (same)"));
+  CHECK_THAT(table, Catch::Matchers::Contains("wait p50 / p90 by program"));
+  CHECK_THAT(table, Catch::Matchers::Contains("1 started, 0 never started"));
+
+  const std::string html = render_html(report);
+  CHECK_THAT(html, Catch::Matchers::Contains("<h3>verdict</h3><p>`budget` against `labels`: better on 4 of 7"));
+  CHECK_THAT(html, Catch::Matchers::Contains(R"(<span class="fail">+1.0h, worse</span>)"));
+
+  // One policy alone has nothing to be compared with.
+  report.scenarios[0].policies.pop_back();
+  CHECK_THAT(render_table(report, false), !Catch::Matchers::Contains("verdict:"));
+}
+
 }  // namespace replay_test

@@ -41,8 +41,12 @@ struct EntitlementReport {
   std::vector<Entitlement> accounts;  // by node index; the root's row is the whole cluster
   double capacity_hours = 0;
   double used_hours = 0;
-  double idle_hours = 0;        // capacity nobody used
-  double unassigned_hours = 0;  // borrowed by leaf accounts beyond their shares
+  double idle_hours = 0;  // capacity nobody used
+  // Unassigned capacity as Ai2 counts it: used by programs (the accounts at the
+  // top of the tree) beyond their shares. Lending between two users of one
+  // program is not unassigned: the program's share covers it.
+  double unassigned_hours = 0;
+  double beyond_leaf_share_hours = 0;  // used by leaf accounts (users) beyond their own shares
 };
 
 // Accounts for `steps` (normally the steps inside the fair-share window).

@@ -48,7 +48,8 @@ EntitlementReport account_entitlements(const AccountTree& tree, std::span<const 
   }
   report.idle_hours = report.capacity_hours - report.used_hours;
   for (std::size_t i = 1; i < tree.size(); ++i) {
-    if (tree.node(i).is_leaf()) report.unassigned_hours += report.accounts[i].borrowed;
+    if (tree.node(i).depth == 1) report.unassigned_hours += report.accounts[i].borrowed;
+    if (tree.node(i).is_leaf()) report.beyond_leaf_share_hours += report.accounts[i].borrowed;
   }
   return report;
 }

@@ -228,7 +228,8 @@ struct SimulationResult {
   Timeline timeline;
   std::vector<ProgramTotals> programs;  // in tree order
   double used_unit_hours = 0;
-  double unassigned_unit_hours = 0;
+  double unassigned_unit_hours = 0;         // used by programs beyond their shares (Ai2's unassigned capacity)
+  double beyond_user_share_unit_hours = 0;  // used by users beyond their own shares (includes lending inside a program)
   std::uint64_t events = 0;
   std::uint64_t cycles = 0;
 };
@@ -289,11 +290,12 @@ struct PolicyMetrics {
   // By GPUs asked for ("1 GPU", "2-4 GPUs", "5-8 GPUs", "9+ GPUs"): a mean can
   // hide that big jobs never find a contiguous block.
   std::vector<GroupMetrics> sizes;
-  double occupancy = 0;         // used / capacity (up and draining nodes), GPU-time
-  double fragmentation = 0;     // fragmented / free, GPU-time
-  double fragmented_gpus = 0;   // time-average count
-  double unassigned_share = 0;  // unassigned / used, unit-hours
-  double lost_work = 0;         // lost / used, GPU-time
+  double occupancy = 0;          // used / capacity (up and draining nodes), GPU-time
+  double fragmentation = 0;      // fragmented / free, GPU-time
+  double fragmented_gpus = 0;    // time-average count
+  double unassigned_share = 0;   // used beyond programs' shares / used, unit-hours
+  double beyond_user_share = 0;  // used beyond users' own shares / used, unit-hours
+  double lost_work = 0;          // lost / used, GPU-time
   std::optional<double> deadline_slo;
   std::vector<GateResult> gates;
   bool gates_passed = true;
@@ -328,7 +330,8 @@ struct ScenarioReport {
 // A whole `allot replay` run.
 struct ReplayReport {
   std::string cluster;
-  int cluster_gpus = 0;
+  int cluster_gpus = 0;       // on nodes that are up: the capacity new jobs can use
+  int cluster_gpus_down = 0;  // on nodes that are down or draining when the replay starts
   int cluster_nodes = 0;
   std::optional<std::uint64_t> seed;  // scenarios only
   Seconds starvation_threshold = 86'400;
