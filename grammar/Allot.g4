@@ -73,6 +73,9 @@ classProperty
   | 'preemptible' flag=booleanLiteral?              # preemptibleProperty
   | 'deadline' requirement=('required' | 'optional')       # deadlineProperty
   | 'slo' value=PERCENT                             # sloProperty
+  // `fast_lane up to 4 gpus per program`; the checker reads the words after
+  // the number, so a misspelt unit gets a message about fast lanes.
+  | 'fast_lane' 'up' 'to' value=NUMBER words+=IDENT* # fastLaneProperty
   ;
 booleanLiteral : 'true' | 'false' ;
 

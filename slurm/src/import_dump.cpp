@@ -27,10 +27,10 @@ const std::set<std::string_view> kKeywords = {
     "policy",      "import",      "unit",     "window",   "half_life",  "fairshare", "tree",     "project",
     "user",        "unallocated", "owner",    "review",   "hypothesis", "class",     "max_gpus", "max_nodes",
     "max_runtime", "protect",     "up",       "to",       "checkpoint", "every",     "grace",    "resumable",
-    "preemptible", "deadline",    "required", "optional", "slo",        "true",      "false",    "exception",
-    "grant",       "from",        "reason",   "starts",   "expires",    "fn",        "rank",     "preempt",
-    "when",        "gates",       "over",     "if",       "then",       "else",      "let",      "in",
-    "match",       "and",         "or",       "not",      "share",      "shares",    "parent"};
+    "preemptible", "deadline",    "required", "optional", "slo",        "fast_lane", "true",     "false",
+    "exception",   "grant",       "from",     "reason",   "starts",     "expires",   "fn",       "rank",
+    "preempt",     "when",        "gates",    "over",     "if",         "then",      "else",     "let",
+    "in",          "match",       "and",      "or",       "not",        "share",     "shares",   "parent"};
 
 // What the association options mean to the import: these carry fair share or
 // bookkeeping the policy does not need; anything else is reported.

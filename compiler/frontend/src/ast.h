@@ -152,6 +152,7 @@ enum class ClassPropertyKind {
   preemptible,
   deadline,
   slo,
+  fast_lane,
 };
 
 // One property line of a class. `value` holds the number, seconds or percent;
@@ -162,6 +163,9 @@ struct ClassProperty {
   bool flag = true;
   bool up_to = false;  // `protect up to D`: the job chooses, capped at D
   Span span;
+  // `fast_lane up to N gpus per program`: the words after N, and where they are.
+  std::vector<std::string> words;
+  Span words_span;
 };
 
 struct ClassDecl {

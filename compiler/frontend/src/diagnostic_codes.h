@@ -65,6 +65,8 @@
   X(preemptible_not_resumable, error, "a preemptible class cannot resume its jobs") \
   X(deadline_without_slo, error, "a class requires deadlines but promises no SLO") \
   X(slo_without_deadline, warning, "a class promises an SLO but does not require deadlines") \
+  X(fast_lane_without_limit, error, "a fast-lane class sets no max_runtime") \
+  X(fast_lane_unprotected, error, "a fast-lane class does not protect its jobs for their whole run") \
   X(type_mismatch, error, "an expression combines values of incompatible types or units") \
   X(unknown_field, error, "a record has no field of that name") \
   X(unknown_function, error, "a function of that name does not exist") \

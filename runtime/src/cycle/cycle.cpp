@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -45,8 +46,15 @@ class CycleRun {
   bool start_reserved(PendingJob& job, std::size_t position);
   bool backfill(PendingJob& job, std::size_t position);
   bool preempt_for(PendingJob& job, std::size_t position);
+  bool fast_lane(PendingJob& job, std::size_t position, std::string& why);
+  void prepare_victim_search();
+  bool in_fast_lane(int job_class) const;
+  void count_fast_lane(const PendingJob& job, int sign);
+  int program_of(int account) const;
   std::optional<std::string> hold_for(PendingJob& job, std::size_t position);
   bool take_back_overrun(PendingJob& job, std::size_t position, const std::vector<int>& nodes);
+  void stop_for(PendingJob& job, std::size_t position, const std::vector<int>& victims, const std::vector<int>& nodes,
+                const std::function<std::string(const RunningJob&)>& why, const std::string& freed);
   void take_freed(PendingJob& job, std::size_t position, const std::vector<int>& nodes, Seconds release,
                   const std::string& freed);
   void stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason);
@@ -99,7 +107,10 @@ class CycleRun {
   std::vector<NodeAmounts> stopping_, claimed_, overlap_;
   std::vector<std::vector<int>> candidates_on_node_;  // filled at the first victim search, with lost_now_
   std::vector<double> lost_now_;                      // per active job, filled at the first victim search
-  std::vector<Decision> actions_;                     // starts and preemptions
+  // Per (fast-lane class, program): the GPUs its running and reserved jobs hold
+  // (ClassInfo::fast_lane_gpus bounds it).
+  std::map<std::pair<int, int>, long long> fast_lane_held_;
+  std::vector<Decision> actions_;  // starts and preemptions
   std::vector<Decision> skips_;
   CycleResult result_;
 };
@@ -126,6 +137,11 @@ CycleRun::CycleRun(const ClusterState& state, const CompiledPolicy& policy, cons
   hold_running_jobs();
   cluster_ = cluster_view();
   hold_reservations();
+  for (const ActiveJob& job : jobs_.active) {
+    if (job.stopping || job.stopped || job.account < 0 || !in_fast_lane(job.job_class)) continue;
+    fast_lane_held_[{job.job_class, program_of(job.account)}] +=
+        static_cast<long long>(job.node_count) * job.per_node.gpus;
+  }
   ranks_ = rank_rows(policy_, pending_table_, accounts_, cluster_);
 }
 
@@ -156,6 +172,7 @@ void CycleRun::hold_reservations() {
     claim(reservation.nodes, amounts);
     balance_.add(job.account, rate_of(unit_, state_.inventory, reservation.nodes, amounts));
     reservations_.emplace(reservation.job_id, reservation);
+    count_fast_lane(job, 1);
   }
 }
 
@@ -243,7 +260,10 @@ void CycleRun::place(PendingJob& job, std::size_t position) {
   }
   if (backfill(job, position)) return;
   if (preempt_for(job, position)) return;
+  std::string lane_full;
+  if (fast_lane(job, position, lane_full)) return;
   std::string reason = options_.record_skips ? failure_reason(job.shape) : std::string();
+  if (!lane_full.empty()) reason += "; " + lane_full;
   const std::optional<std::string> held = hold_for(job, position);
   if (!held) return;  // it started, or capacity is reserved for it
   if (!options_.record_skips) return;
@@ -365,6 +385,7 @@ bool CycleRun::start_reserved(PendingJob& job, std::size_t position) {
   balance_.add(job.account, -rate);
   if (auto nodes = pool_.find(job.shape)) {
     reservations_.erase(job.request->id);
+    count_fast_lane(job, -1);  // start() counts it again
     capacity_returned();
     start(job, position, *nodes, "the capacity freed for it is free now");
     return true;
@@ -374,31 +395,109 @@ bool CycleRun::start_reserved(PendingJob& job, std::size_t position) {
   return false;
 }
 
+// Filled at the first victim search of the cycle.
+void CycleRun::prepare_victim_search() {
+  if (!lost_now_.empty() || jobs_.active.empty()) return;
+  lost_now_.reserve(jobs_.active.size());
+  for (const ActiveJob& active : jobs_.active) lost_now_.push_back(lost_gpu_seconds(*active.job, state_.now));
+  candidates_on_node_ = preemption_candidates(jobs_.active, jobs_.jobs_on_node, state_.now);
+}
+
 bool CycleRun::preempt_for(PendingJob& job, std::size_t position) {
   if (searches_left_ == 0 || !policy_.has_preempt() || !balance_.any_below_share_on_path(job.account)) return false;
   --searches_left_;
-  if (lost_now_.empty()) {
-    lost_now_.reserve(jobs_.active.size());
-    for (const ActiveJob& active : jobs_.active) lost_now_.push_back(lost_gpu_seconds(*active.job, state_.now));
-    candidates_on_node_ = preemption_candidates(jobs_.active, jobs_.jobs_on_node, state_.now);
-  }
+  prepare_victim_search();
   const VictimInputs inputs{policy_,  running_table_, pending_table_,      accounts_.table(),
                             cluster_, jobs_.active,   candidates_on_node_, pool_,
                             balance_, lost_now_,      state_.now};
   const auto choice = find_victims(inputs, job);
   if (!choice) return false;
+  stop_for(
+      job, position, choice->victims, choice->nodes,
+      [&](const RunningJob& running) {
+        return fmt::format("preempted for `{}`: `{}` is below its share and `{}` keeps at least its own",
+                           job.request->id, job.request->account, running.request.account);
+      },
+      fmt::format("after preempting {} job{}", choice->victims.size(), choice->victims.size() == 1 ? "" : "s"));
+  return true;
+}
+
+// The fast lane of the job's class (ClassInfo::fast_lane_gpus): it may stop
+// running jobs past their protection that are not themselves of a fast-lane
+// class, without the share rule or `preempt`, while the jobs of its class in
+// its program hold at most the lane's GPUs. Why it stays loop-free:
+// docs/SCHEDULING.md "Fast lane". `why` says why it did not, for the reason.
+bool CycleRun::fast_lane(PendingJob& job, std::size_t position, std::string& why) {
+  if (job.account < 0 || !in_fast_lane(job.job_class)) return false;
+  const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
+  const int program = program_of(job.account);
+  const std::string& program_path = tables_.accounts[static_cast<std::size_t>(program)].path;
+  const long long held = fast_lane_held_[{job.job_class, program}];
+  const long long wanted = static_cast<long long>(job.shape.nodes) * job.shape.gpus_per_node;
+  if (held + wanted > info.fast_lane_gpus) {
+    why = fmt::format("the fast lane of class `{}` is full for `{}`: its jobs of the class hold {} of its {} GPU{}",
+                      info.name, program_path, held, info.fast_lane_gpus, info.fast_lane_gpus == 1 ? "" : "s");
+    return false;
+  }
+  if (searches_left_ == 0) return false;
+  --searches_left_;
+  prepare_victim_search();
+  VictimInputs inputs{policy_,  running_table_, pending_table_,      accounts_.table(),
+                      cluster_, jobs_.active,   candidates_on_node_, pool_,
+                      balance_, lost_now_,      state_.now};
+  inputs.fast_lane = true;
+  inputs.claimed = &claimed_;
+  const auto choice = find_victims(inputs, job);
+  if (!choice) {
+    why = fmt::format("its fast lane (class `{}`) finds no running job past its protection that could make room",
+                      info.name);
+    return false;
+  }
+  stop_for(
+      job, position, choice->victims, choice->nodes,
+      [&](const RunningJob&) {
+        return fmt::format(
+            "preempted for `{}` through the fast lane of class `{}` (short jobs, protected for their whole run; "
+            "`{}` may hold up to {} GPU{} this way)",
+            job.request->id, info.name, program_path, info.fast_lane_gpus, info.fast_lane_gpus == 1 ? "" : "s");
+      },
+      fmt::format("through the fast lane of class `{}` after preempting {} job{}", info.name, choice->victims.size(),
+                  choice->victims.size() == 1 ? "" : "s"));
+  return true;
+}
+
+bool CycleRun::in_fast_lane(int job_class) const {
+  return job_class >= 0 && tables_.classes[static_cast<std::size_t>(job_class)].fast_lane_gpus > 0;
+}
+
+// Adds (sign 1) or removes (-1) a started or reserved job in its class's fast lane.
+void CycleRun::count_fast_lane(const PendingJob& job, int sign) {
+  if (job.account < 0 || !in_fast_lane(job.job_class)) return;
+  fast_lane_held_[{job.job_class, program_of(job.account)}] +=
+      static_cast<long long>(sign) * job.shape.nodes * job.shape.gpus_per_node;
+}
+
+// The program (depth 1) an account belongs to; the root is its own.
+int CycleRun::program_of(int account) const {
+  while (account > 0 && tables_.accounts[static_cast<std::size_t>(account)].depth > 1) {
+    account = tables_.accounts[static_cast<std::size_t>(account)].parent;
+  }
+  return account;
+}
+
+// Stops `victims` (each after its grace, `why` its reason) for `job`, which
+// then takes `nodes` (take_freed).
+void CycleRun::stop_for(PendingJob& job, std::size_t position, const std::vector<int>& victims,
+                        const std::vector<int>& nodes, const std::function<std::string(const RunningJob&)>& why,
+                        const std::string& freed) {
   Seconds release = state_.now;
-  for (int victim : choice->victims) {
+  for (int victim : victims) {
     const RunningJob& running = *jobs_.active[static_cast<std::size_t>(victim)].job;
     const Seconds stops_at = state_.now + std::max<Seconds>(0, running.contract.grace);
     release = std::max(release, stops_at);
-    stop(victim, stops_at, lost_gpu_seconds(running, state_.now), job.request->id,
-         fmt::format("preempted for `{}`: `{}` is below its share and `{}` keeps at least its own", job.request->id,
-                     job.request->account, running.request.account));
+    stop(victim, stops_at, lost_gpu_seconds(running, state_.now), job.request->id, why(running));
   }
-  take_freed(job, position, choice->nodes, release,
-             fmt::format("after preempting {} job{}", choice->victims.size(), choice->victims.size() == 1 ? "" : "s"));
-  return true;
+  take_freed(job, position, nodes, release, freed);
 }
 
 // The job starts on `nodes` freed for it by stops at `release` at the latest:
@@ -411,6 +510,7 @@ void CycleRun::take_freed(PendingJob& job, std::size_t position, const std::vect
                           amounts.gpus,    amounts.cpus, amounts.memory_gib};
   claim(reservation.nodes, amounts);
   balance_.add(job.account, job_rate(job, reservation.nodes));
+  count_fast_lane(job, 1);
   skip(job, position,
        fmt::format("capacity on {} is reserved for it {}; they stop by {} (their grace)",
                    node_list(state_.inventory, reservation.nodes), freed, format_time(release)));
@@ -442,17 +542,14 @@ bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const st
     }
   }
   if (overrun.empty()) return false;
-  Seconds release = state_.now;
-  for (int victim : overrun) {
-    const RunningJob& running = *jobs_.active[static_cast<std::size_t>(victim)].job;
-    const Seconds stops_at = state_.now + std::max<Seconds>(0, running.contract.grace);
-    release = std::max(release, stops_at);
-    stop(victim, stops_at, lost_gpu_seconds(running, state_.now), job.request->id,
-         fmt::format("ran past its runtime limit on capacity held for `{}`, whose time has come", job.request->id));
-  }
-  take_freed(job, position, nodes, release,
-             fmt::format("after stopping {} job{} past {} runtime limit", overrun.size(),
-                         overrun.size() == 1 ? "" : "s", overrun.size() == 1 ? "its" : "their"));
+  stop_for(
+      job, position, overrun, nodes,
+      [&](const RunningJob&) {
+        return fmt::format("ran past its runtime limit on capacity held for `{}`, whose time has come",
+                           job.request->id);
+      },
+      fmt::format("after stopping {} job{} past {} runtime limit", overrun.size(), overrun.size() == 1 ? "" : "s",
+                  overrun.size() == 1 ? "its" : "their"));
   return true;
 }
 
@@ -485,6 +582,7 @@ void CycleRun::start(PendingJob& job, std::size_t position, const std::vector<in
   pool_.take(nodes, per_node(job.shape));
   reasons_.clear();
   balance_.add(job.account, job_rate(job, nodes));
+  count_fast_lane(job, 1);
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
   Decision decision = job_decision(DecisionKind::start, *job.request, job.account, job.job_class);
   decision.rank = ranks_[job.row];

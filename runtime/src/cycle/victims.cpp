@@ -108,6 +108,11 @@ std::optional<double> Search::lower_bound(int node) {
 // early and spares the predicate) and the policy's `preempt` accepts it.
 bool Search::accepted(int victim) {
   signed char& verdict = verdict_[static_cast<std::size_t>(victim)];
+  if (verdict == 0 && in_.fast_lane) {
+    const int victim_class = in_.active[static_cast<std::size_t>(victim)].job_class;
+    const auto& classes = in_.policy.tables().classes;
+    verdict = victim_class >= 0 && classes[static_cast<std::size_t>(victim_class)].fast_lane_gpus > 0 ? -1 : 1;
+  }
   if (verdict == 0) {
     const bool yes =
         allowed({victim}) && in_.policy.preempt(in_.running_table.table(), static_cast<std::size_t>(victim),
@@ -127,6 +132,7 @@ Cost Search::cost_of(const std::vector<int>& victims) const {
 }
 
 bool Search::allowed(const std::vector<int>& victims) const {
+  if (in_.fast_lane) return true;
   std::vector<Release> releases;
   releases.reserve(victims.size());
   for (int job : victims) {
@@ -264,6 +270,7 @@ std::optional<VictimChoice> Search::run() {
   for (std::size_t n = 0; n < in_.candidates_on_node.size(); ++n) {
     const int node = static_cast<int>(n);
     if (in_.candidates_on_node[n].empty() || !in_.pool.matches(node, requester_.shape)) continue;
+    if (in_.fast_lane && in_.claimed != nullptr && (*in_.claimed)[n].gpus > 0) continue;
     if (const auto bound = lower_bound(node)) nodes.emplace_back(*bound, node);
   }
   if (nodes.size() < static_cast<std::size_t>(requester_.shape.nodes)) return std::nullopt;
@@ -290,8 +297,9 @@ std::vector<std::vector<int>> preemption_candidates(const std::vector<ActiveJob>
 }
 
 std::optional<VictimChoice> find_victims(const VictimInputs& inputs, const PendingJob& requester) {
-  if (!inputs.policy.has_preempt() || requester.account < 0) return std::nullopt;
-  if (!inputs.balance.any_below_share_on_path(requester.account)) return std::nullopt;
+  if (requester.account < 0) return std::nullopt;
+  if (!inputs.fast_lane && !inputs.policy.has_preempt()) return std::nullopt;
+  if (!inputs.fast_lane && !inputs.balance.any_below_share_on_path(requester.account)) return std::nullopt;
   return Search(inputs, requester).run();
 }
 

@@ -31,6 +31,12 @@ struct VictimInputs {
   const ShareBalance& balance;
   const std::vector<double>& lost_gpu_seconds;  // per active job, if it stopped now
   Seconds now = 0;
+  // A fast-lane search (ClassInfo::fast_lane_gpus): neither the share balance
+  // nor `preempt` is asked; any candidate that is not itself of a fast-lane
+  // class may go, on nodes where nothing is claimed for another job (what it
+  // freed there would go to that job, not to its own).
+  bool fast_lane = false;
+  const std::vector<NodeAmounts>* claimed = nullptr;  // per node; read by fast-lane searches
 };
 
 // The victims chosen for one job and where that job will run.
@@ -47,7 +53,9 @@ bool may_be_preempted(const ActiveJob& job, Seconds now);
 std::vector<std::vector<int>> preemption_candidates(const std::vector<ActiveJob>& active,
                                                     const std::vector<std::vector<int>>& jobs_on_node, Seconds now);
 
-// The cheapest allowed set of victims for `requester`, or nullopt.
+// The cheapest allowed set of victims for `requester`, or nullopt. Without
+// `fast_lane`, nullopt unless the policy has `preempt` and the requester's path
+// has an account below its share.
 std::optional<VictimChoice> find_victims(const VictimInputs& inputs, const PendingJob& requester);
 
 }  // namespace allot::runtime::cycle

@@ -178,6 +178,20 @@ TEST_CASE("the source hash covers the policy and every file it imports", "[ir][l
   fs::remove_all(folder);
 }
 
+TEST_CASE("a class's fast lane becomes its GPUs per program", "[ir][lower]") {
+  std::string text = policy_with("1");
+  const std::string debug = "class debug { max_gpus 1 max_runtime 15m protect 15m resumable }";
+  REQUIRE(text.find(debug) != std::string::npos);
+  text.replace(text.find(debug), debug.size(),
+               "class debug { max_gpus 1 max_runtime 15m protect 15m resumable fast_lane up to 4 gpus per program }");
+  const auto policy = lower_source(text);
+  REQUIRE(policy.tables.classes.size() == 2);
+  CHECK(policy.tables.classes[0].fast_lane_gpus == 4);
+  CHECK(policy.tables.classes[1].fast_lane_gpus == 0);
+  CHECK(ir::print(policy).find("#0 debug max_gpus 1 max_runtime 900s protect 900s resumable preemptible fast_lane 4") !=
+        std::string::npos);
+}
+
 TEST_CASE("the printed IR is stable and readable", "[ir][print]") {
   const auto policy = lower_source(policy_with("job.wait / 1h + 1", "victim.gpus > requester.gpus"));
   const std::string printed = ir::print(policy);

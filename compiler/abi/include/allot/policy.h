@@ -54,6 +54,10 @@ struct ClassInfo {
   bool preemptible = true;
   bool deadline_required = false;
   std::optional<double> slo;  // fraction
+  // `fast_lane up to N gpus per program`: its jobs may stop running jobs past
+  // their protection, share rule or not, while the program's running jobs of
+  // this class hold at most N GPUs (0: no fast lane). docs/SCHEDULING.md.
+  int fast_lane_gpus = 0;
 };
 
 // A temporary grant, applied by the runtime while starts <= now < expires

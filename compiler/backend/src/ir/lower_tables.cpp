@@ -166,6 +166,9 @@ ClassInfo lower_class(const ast::ClassDecl& decl) {
       case Kind::slo:
         info.slo = fraction(property.value);
         break;
+      case Kind::fast_lane:
+        info.fast_lane_gpus = saturated_int(property.value);
+        break;
     }
   }
   // As the contract check decides (check/contract_check.cpp is_preemptible): a

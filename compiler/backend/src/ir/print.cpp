@@ -109,6 +109,7 @@ std::string class_text(std::size_t index, const ClassInfo& info) {
   text += info.preemptible ? " preemptible" : "";
   text += info.deadline_required ? " deadline" : "";
   if (info.slo) text += fmt::format(" slo {}", *info.slo);
+  if (info.fast_lane_gpus) text += fmt::format(" fast_lane {}", info.fast_lane_gpus);
   return text + "\n";
 }
 

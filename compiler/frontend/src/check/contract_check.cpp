@@ -36,6 +36,8 @@ const char* property_name(Kind kind) {
       return "deadline";
     case Kind::slo:
       return "slo";
+    case Kind::fast_lane:
+      return "fast_lane";
   }
   return "";
 }
@@ -87,8 +89,13 @@ Properties first_properties(const ast::ClassDecl& decl, const CheckContext& cont
 // The most GPUs or nodes a class may allow one job (no cluster has more).
 constexpr double kMaxClassCount = 1'000'000;
 
+// The only form of the words after a fast lane's number.
+bool fast_lane_words_valid(const ast::ClassProperty& property) {
+  return property.words == std::vector<std::string>{"gpus", "per", "program"};
+}
+
 bool value_is_valid(const ast::ClassProperty& property) {
-  if (property.kind == Kind::max_gpus || property.kind == Kind::max_nodes) {
+  if (property.kind == Kind::max_gpus || property.kind == Kind::max_nodes || property.kind == Kind::fast_lane) {
     return property.value >= 1 && property.value <= kMaxClassCount && std::floor(property.value) == property.value;
   }
   // At most the longest duration any input may state, so no contract's time
@@ -111,6 +118,12 @@ void report_invalid_value(const ast::ClassDecl& decl, const ast::ClassProperty& 
         .error(DiagnosticCode::invalid_contract, property.span,
                fmt::format("`slo` of class `{}` must be above 0% and at most 100%", decl.name))
         .help("write the share of deadline jobs that must finish in time, such as `slo 95%`");
+  } else if (property.kind == Kind::fast_lane) {
+    context.diagnostics
+        .error(
+            DiagnosticCode::invalid_contract, property.span,
+            fmt::format("the fast lane of class `{}` must allow a whole number of GPUs from 1 to 1000000", decl.name))
+        .help("write `fast_lane up to 4 gpus per program`");
   } else {
     context.diagnostics
         .error(DiagnosticCode::invalid_contract, property.span,
@@ -130,7 +143,12 @@ struct Contract {
 Contract read_contract(const ast::ClassDecl& decl, const CheckContext& context) {
   Contract contract{first_properties(decl, context), {}};
   for (const auto& [kind, property] : contract.all) {
-    if (value_is_valid(*property)) {
+    if (kind == Kind::fast_lane && !fast_lane_words_valid(*property)) {
+      context.diagnostics
+          .error(DiagnosticCode::invalid_contract, property->words_span,
+                 fmt::format("the fast lane of class `{}` is counted in GPUs per program", decl.name))
+          .help(fmt::format("write `fast_lane up to {} gpus per program`", fmt::format("{:g}", property->value)));
+    } else if (value_is_valid(*property)) {
       contract.valid.emplace(kind, property);
     } else {
       report_invalid_value(decl, *property, context);
@@ -207,11 +225,52 @@ void check_deadline_and_slo(const ast::ClassDecl& decl, const Properties& proper
   }
 }
 
+// A fast-lane job takes capacity from running jobs regardless of the share
+// rule. That stays loop-free and bounded only if its jobs are short (a
+// `max_runtime`) and nothing can take the capacity back while they run
+// (protected for the whole run, or not preemptible); docs/SCHEDULING.md.
+void check_fast_lane(const ast::ClassDecl& decl, const Contract& contract, const CheckContext& context) {
+  auto lane = contract.valid.find(Kind::fast_lane);
+  if (lane == contract.valid.end()) return;
+  auto runtime = contract.all.find(Kind::max_runtime);
+  if (runtime == contract.all.end()) {
+    context.diagnostics
+        .error(DiagnosticCode::fast_lane_without_limit, lane->second->span,
+               fmt::format("class `{}` has a fast lane but no `max_runtime`", decl.name))
+        .help(
+            "a fast-lane job stops other jobs to run, so it must be short: add `max_runtime 15m` (or what the "
+            "class's work needs)");
+    return;
+  }
+  if (!is_preemptible(contract.all)) return;
+  auto limit = contract.valid.find(Kind::max_runtime);
+  auto protect = contract.valid.find(Kind::protect);
+  const bool whole_run = protect != contract.valid.end() && !protect->second->up_to &&
+                         (limit == contract.valid.end() || protect->second->value >= limit->second->value);
+  if (whole_run) return;
+  const std::string literal = limit == contract.valid.end() ? "15m" : duration_literal(limit->second->value);
+  auto diagnostic =
+      context.diagnostics.error(DiagnosticCode::fast_lane_unprotected, lane->second->span,
+                                fmt::format("the fast lane of class `{}` needs its jobs protected for their "
+                                            "whole run",
+                                            decl.name));
+  if (protect != contract.valid.end()) {
+    diagnostic.note(protect->second->up_to ? "each job may choose a shorter protection here"
+                                           : "protected for less than `max_runtime` here",
+                    protect->second->span);
+  }
+  diagnostic.help(
+      fmt::format("the jobs it stops could take the capacity back and stop it in turn; write "
+                  "`protect {}` (its `max_runtime`) or `preemptible false`",
+                  literal));
+}
+
 void check_class(const ast::ClassDecl& decl, const CheckContext& context) {
   const Contract contract = read_contract(decl, context);
   check_checkpoint_protection(decl, contract, context);
   check_resumable_if_preemptible(decl, contract.all, context);
   check_deadline_and_slo(decl, contract.all, context);
+  check_fast_lane(decl, contract, context);
 }
 
 }  // namespace

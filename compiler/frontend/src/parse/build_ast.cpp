@@ -193,26 +193,37 @@ class Builder {
     using Kind = ast::ClassPropertyKind;
     ast::ClassProperty result;
     result.span = span(context);
+    const auto set = [&result](ast::ClassPropertyKind kind, double value, bool flag, bool up_to) {
+      result.kind = kind;
+      result.value = value;
+      result.flag = flag;
+      result.up_to = up_to;
+    };
     if (auto* p = dynamic_cast<P::MaxGpusPropertyContext*>(context)) {
-      result = {Kind::max_gpus, number_value(p->value), true, false, result.span};
+      set(Kind::max_gpus, number_value(p->value), true, false);
     } else if (auto* p = dynamic_cast<P::MaxNodesPropertyContext*>(context)) {
-      result = {Kind::max_nodes, number_value(p->value), true, false, result.span};
+      set(Kind::max_nodes, number_value(p->value), true, false);
     } else if (auto* p = dynamic_cast<P::MaxRuntimePropertyContext*>(context)) {
-      result = {Kind::max_runtime, duration_seconds(p->value), true, false, result.span};
+      set(Kind::max_runtime, duration_seconds(p->value), true, false);
     } else if (auto* p = dynamic_cast<P::ProtectPropertyContext*>(context)) {
-      result = {Kind::protect, duration_seconds(p->value), true, p->upTo != nullptr, result.span};
+      set(Kind::protect, duration_seconds(p->value), true, p->upTo != nullptr);
     } else if (auto* p = dynamic_cast<P::CheckpointPropertyContext*>(context)) {
-      result = {Kind::checkpoint, duration_seconds(p->value), true, false, result.span};
+      set(Kind::checkpoint, duration_seconds(p->value), true, false);
     } else if (auto* p = dynamic_cast<P::GracePropertyContext*>(context)) {
-      result = {Kind::grace, duration_seconds(p->value), true, false, result.span};
+      set(Kind::grace, duration_seconds(p->value), true, false);
     } else if (auto* p = dynamic_cast<P::ResumablePropertyContext*>(context)) {
-      result = {Kind::resumable, 0, flag_value(p->flag), false, result.span};
+      set(Kind::resumable, 0, flag_value(p->flag), false);
     } else if (auto* p = dynamic_cast<P::PreemptiblePropertyContext*>(context)) {
-      result = {Kind::preemptible, 0, flag_value(p->flag), false, result.span};
+      set(Kind::preemptible, 0, flag_value(p->flag), false);
     } else if (auto* p = dynamic_cast<P::DeadlinePropertyContext*>(context)) {
-      result = {Kind::deadline, 0, p->requirement->getText() == "required", false, result.span};
+      set(Kind::deadline, 0, p->requirement->getText() == "required", false);
     } else if (auto* p = dynamic_cast<P::SloPropertyContext*>(context)) {
-      result = {Kind::slo, number_value(p->value), true, false, result.span};
+      set(Kind::slo, number_value(p->value), true, false);
+    } else if (auto* p = dynamic_cast<P::FastLanePropertyContext*>(context)) {
+      set(Kind::fast_lane, number_value(p->value), true, false);
+      for (antlr4::Token* word : p->words) result.words.push_back(word->getText());
+      result.words_span =
+          p->words.empty() ? span(p->value) : Span{file_, span(p->words.front()).begin, span(p->words.back()).end};
     }
     return result;
   }
