@@ -46,6 +46,9 @@ class Simulation {
     int gpus = 0;
     int account_node = 0;
     const std::string* gpu_type = nullptr;  // of the current run's nodes
+    // When it was told to checkpoint and stop (preempted for a job, with a
+    // grace); -1 when it was not.
+    Seconds signalled = -1;
   };
 
   struct Event {

@@ -84,7 +84,13 @@ bool Simulation::run_one_cycle() {
 bool Simulation::handle_stops(const runtime::CycleResult& result) {
   std::unordered_map<std::string_view, Seconds> preempted;
   for (const runtime::Decision& decision : result.decisions) {
-    if (decision.kind == runtime::DecisionKind::preempt) preempted.emplace(decision.job_id, decision.stops_at);
+    if (decision.kind != runtime::DecisionKind::preempt) continue;
+    preempted.emplace(decision.job_id, decision.stops_at);
+    // Preempted for a job with a grace: the grace begins with the checkpoint
+    // signal (docs/LANGUAGE.md `grace`). Drains stop at checkpoints or deadlines.
+    if (!decision.for_job.empty() && decision.stops_at > now_) {
+      jobs_[static_cast<std::size_t>(index_of(decision.job_id))].signalled = now_;
+    }
   }
   bool stopping_now = false;
   for (const RunningJob& job : state_.running) {
@@ -125,7 +131,12 @@ void Simulation::stopped(const RunningJob& running, Seconds at) {
   JobState& job = jobs_[static_cast<std::size_t>(index)];
   JobOutcome& outcome = outcomes_[static_cast<std::size_t>(index)];
   close_run(index, running, at);
-  const Seconds safe = last_safe_point(running, at);
+  // A resumable job told to checkpoint when its grace began keeps its work up
+  // to then; the grace it spent saving is lost.
+  Seconds safe = last_safe_point(running, at);
+  if (running.contract.resumable && job.signalled >= running.started)
+    safe = std::max(safe, std::min(at, job.signalled));
+  job.signalled = -1;
   job.saved = running.contract.resumable ? job.saved + (safe - running.started) : 0;
   const double lost = held_gpus(running) * static_cast<double>(at - safe);
   outcome.lost_gpu_seconds += lost;

@@ -150,6 +150,13 @@ TEST_CASE("a running job learns its contract and whether it can be preempted now
                Catch::Contains("for `product-eval` (1st in the queue), stopping it would leave `platform` below its "
                                "share"));
   }
+  SECTION("past its protection, and debug's fast lane may stop it") {
+    const Explanation e = explained(state, *policy, "platform-retrain-1");
+    REQUIRE(e.preemption);
+    CHECK(e.preemption->candidate);
+    CHECK_THAT(e.preemption->why, Catch::EndsWith("; the fast lane of class `debug` may also stop it, share rule and "
+                                                  "`preempt` aside (docs/SCHEDULING.md)"));
+  }
   SECTION("the text") {
     const std::string text = explanation_text(explained(state, *policy, "exploration/ben-19"), state.inventory);
     CHECK_THAT(text, Catch::StartsWith("Job `exploration/ben-19` (exploration/ben, class `train`) is running on "

@@ -100,9 +100,9 @@ TEST_CASE("the fast lane holds at most its GPUs per program, across the program'
   }
   pending.push_back(debug_job("alpha-0", "alpha", kTuesday - kMinute));
   const CycleResult result = run_cycle(alpha_full(pending, 2), *policy);
-  // Two of beta's six (its quota) and alpha's one: three victims. (The
-  // first of beta's blocked jobs holds capacity on one node; the lane does not
-  // stop jobs there, since what it freed would go to that hold.)
+  // Two of beta's six (its quota) and alpha's one: three victims, one each.
+  // (The first of beta's blocked jobs holds capacity; alpha's lane job may take
+  // it rather than stop a second job to fill the hold.)
   CHECK(preempted_ids(result).size() == 3);
   int beta_started = 0;
   for (const Decision* start : decisions_of(result, DecisionKind::start)) beta_started += start->account != "alpha";

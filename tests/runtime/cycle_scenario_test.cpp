@@ -140,16 +140,26 @@ TEST_CASE("Wednesday: product returns and rises to the front without early evict
   CHECK(preemptions > 0);
 }
 
-TEST_CASE("a debug job gets a GPU within one cycle on a saturated cluster", "[cycle][scenario]") {
-  Story story(compile_file("policies/saas.allot"));
+namespace {
+
+// Tuesday 11:00 on a saturated cluster (exploration far above its share):
+// submits a ten-minute debug job and runs one cycle; returns when it was submitted.
+Seconds submit_debug_when_saturated(Story& story, const std::string& id, const std::string& account) {
   story.run_until(kTuesday + 11 * kHour);
   story.run_until_saturated();
-
-  JobRequest debug = job("platform-debug", "platform", "debug", 1);
+  JobRequest debug = job(id, account, "debug", 1);
   debug.expected_runtime = 10 * kMinute;
   story.driver.submit(debug);
   const Seconds submitted = story.driver.state().now;
   story.run_until(submitted + kCycle);
+  return submitted;
+}
+
+}  // namespace
+
+TEST_CASE("a debug job gets a GPU within one cycle on a saturated cluster", "[cycle][scenario]") {
+  Story story(compile_file("policies/saas.allot"));
+  const Seconds submitted = submit_debug_when_saturated(story, "platform-debug", "platform");
 
   // The first cycle that sees it preempts an over-served training run past its
   // protection; the run gets its 5-minute grace to checkpoint, and the GPU is
@@ -170,10 +180,7 @@ TEST_CASE("a debug job gets a GPU within one cycle on a saturated cluster", "[cy
 }
 
 TEST_CASE("without a grace on training, the debug job starts in the same cycle", "[cycle][scenario]") {
-  std::ifstream file(std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot");
-  std::stringstream text;
-  text << file.rdbuf();
-  std::string source = text.str();
+  std::string source = source_text("policies/saas.allot");
   const std::size_t grace = source.find("    grace 5m\n");
   REQUIRE(grace != std::string::npos);
   source.erase(grace, std::string("    grace 5m\n").size());
@@ -187,6 +194,29 @@ TEST_CASE("without a grace on training, the debug job starts in the same cycle",
   const Decision* start = decision_for(story.driver.last(), "platform-debug", DecisionKind::start);
   REQUIRE(start != nullptr);
   CHECK_THAT(start->reason, Catch::Contains("after preempting 1 job"));
+}
+
+TEST_CASE("an over-served program's debug job starts within the grace through its fast lane; without one it waits",
+          "[cycle][scenario][fast_lane]") {
+  // Exploration holds far more than its share, so the share rule lets none of its jobs preempt.
+  Story without(compile_text(saas_without_fast_lane()));
+  submit_debug_when_saturated(without, "ana-debug", "exploration/ana");
+  CHECK(decisions_of(without.driver.last(), DecisionKind::preempt).empty());
+  const Decision* waits = decision_for(without.driver.last(), "ana-debug", DecisionKind::skip);
+  REQUIRE(waits != nullptr);
+  CHECK_THAT(waits->reason, Catch::Contains("`exploration/ana` holds its share already"));
+
+  Story with(compile_file("policies/saas.allot"));
+  const Seconds submitted = submit_debug_when_saturated(with, "ana-debug", "exploration/ana");
+  const auto victims = decisions_of(with.driver.last(), DecisionKind::preempt);
+  REQUIRE(victims.size() == 1);
+  CHECK(victims[0]->for_job == "ana-debug");
+  CHECK_THAT(victims[0]->reason, Catch::Contains("through the fast lane of class `debug`"));
+  with.run_until(submitted + 3 * kCycle);
+  const Seconds started = with.driver.first_start("ana-debug");
+  CHECK(started > 0);
+  CHECK(started - submitted <= 5 * kMinute + kCycle);  // the training run's grace, then the next cycle
+  check_no_eviction_inside_protection(with.driver);
 }
 
 TEST_CASE("the JIT and the interpreter make the same decisions", "[cycle][scenario][jit]") {

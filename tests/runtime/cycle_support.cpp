@@ -60,6 +60,23 @@ std::shared_ptr<const CompiledPolicy> compile_file(const std::string& relative_p
   return checked(compile_policy_file(std::string(ALLOT_SOURCE_DIR) + "/" + relative_path, options_for(engine)));
 }
 
+std::string source_text(const std::string& relative_path) {
+  std::ifstream file(std::string(ALLOT_SOURCE_DIR) + "/" + relative_path);
+  if (!file) FAIL("cannot read " << relative_path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::string saas_without_fast_lane() {
+  std::string source = source_text("policies/saas.allot");
+  const std::string lane = "    fast_lane up to 1 gpu per program\n";
+  const std::size_t at = source.find(lane);
+  if (at == std::string::npos) FAIL("policies/saas.allot's debug class has no fast lane of the expected form");
+  source.erase(at, lane.size());
+  return source;
+}
+
 std::string two_team_policy(const std::string& rank, const std::string& preempt, int alpha_share,
                             const std::string& protect) {
   return fmt::format(R"(policy two_teams {{

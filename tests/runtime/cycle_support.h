@@ -33,6 +33,12 @@ std::shared_ptr<const CompiledPolicy> compile_text(const std::string& text, Engi
 std::shared_ptr<const CompiledPolicy> compile_file(const std::string& relative_path,
                                                    Engine engine = Engine::interpreter);
 
+// The text of a file of the source tree ("policies/saas.allot").
+std::string source_text(const std::string& relative_path);
+
+// policies/saas.allot without the fast lane of its debug class.
+std::string saas_without_fast_lane();
+
 // A two-program policy (alpha/beta, `alpha_share` + the rest) with a
 // preemptible class `work` (protected `protect`, checkpoint every 10m, no
 // grace), a run-to-completion class `pinned`, and the given rank and preempt.

@@ -446,7 +446,14 @@ bool CycleRun::fast_lane(PendingJob& job, std::size_t position, std::string& why
                       cluster_, jobs_.active,   candidates_on_node_, pool_,
                       balance_, lost_now_,      state_.now};
   inputs.fast_lane = true;
-  inputs.claimed = &claimed_;
+  std::vector<NodeAmounts> lendable(state_.inventory.nodes.size());
+  for (const Hold& hold : holds_) {
+    for (int node : hold.nodes) {
+      NodeAmounts& held = lendable[static_cast<std::size_t>(node)];
+      held = {held.gpus + hold.amounts.gpus, held.cpus + hold.amounts.cpus, held.memory_gib + hold.amounts.memory_gib};
+    }
+  }
+  inputs.lendable = &lendable;
   const auto choice = find_victims(inputs, job);
   if (!choice) {
     why = fmt::format("its fast lane (class `{}`) finds no running job past its protection that could make room",

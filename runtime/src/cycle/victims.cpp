@@ -71,7 +71,8 @@ class Search {
 };
 
 NodeAmounts Search::deficit(int node) const {
-  const NodeAmounts& free = in_.pool.free(node);
+  NodeAmounts free = in_.pool.free(node);
+  if (in_.fast_lane && in_.lendable != nullptr) add(free, (*in_.lendable)[static_cast<std::size_t>(node)]);
   const NodeRequest& shape = requester_.shape;
   return NodeAmounts{shape.gpus_per_node - free.gpus, shape.cpus_per_node - free.cpus,
                      shape.memory_gib_per_node - free.memory_gib};
@@ -270,7 +271,6 @@ std::optional<VictimChoice> Search::run() {
   for (std::size_t n = 0; n < in_.candidates_on_node.size(); ++n) {
     const int node = static_cast<int>(n);
     if (in_.candidates_on_node[n].empty() || !in_.pool.matches(node, requester_.shape)) continue;
-    if (in_.fast_lane && in_.claimed != nullptr && (*in_.claimed)[n].gpus > 0) continue;
     if (const auto bound = lower_bound(node)) nodes.emplace_back(*bound, node);
   }
   if (nodes.size() < static_cast<std::size_t>(requester_.shape.nodes)) return std::nullopt;

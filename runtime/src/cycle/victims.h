@@ -32,11 +32,13 @@ struct VictimInputs {
   const std::vector<double>& lost_gpu_seconds;  // per active job, if it stopped now
   Seconds now = 0;
   // A fast-lane search (ClassInfo::fast_lane_gpus): neither the share balance
-  // nor `preempt` is asked; any candidate that is not itself of a fast-lane
-  // class may go, on nodes where nothing is claimed for another job (what it
-  // freed there would go to that job, not to its own).
+  // nor `preempt` is asked, and any candidate that is not itself of a
+  // fast-lane class may go. Capacity held for blocked jobs (`lendable`, per
+  // node) counts as free for it: a hold is recomputed every cycle and waits at
+  // most the lane's `max_runtime` for it, where otherwise the lane would stop a
+  // second job to fill the hold. Reserved capacity never counts.
   bool fast_lane = false;
-  const std::vector<NodeAmounts>* claimed = nullptr;  // per node; read by fast-lane searches
+  const std::vector<NodeAmounts>* lendable = nullptr;
 };
 
 // The victims chosen for one job and where that job will run.

@@ -158,6 +158,28 @@ std::optional<std::string> VictimView::refusal(std::size_t victim, std::size_t r
   return std::nullopt;
 }
 
+// The fast lanes that may stop a job of class `job_class` (none for a job of
+// a fast-lane class): "the fast lane of class `debug`", or "".
+std::string lanes_over(const PolicyTables& tables, int job_class) {
+  std::vector<std::string> lanes;
+  for (const ClassInfo& info : tables.classes) {
+    if (info.fast_lane_gpus > 0) lanes.push_back(fmt::format("`{}`", info.name));
+  }
+  const bool in_lane = job_class >= 0 && tables.classes[static_cast<std::size_t>(job_class)].fast_lane_gpus > 0;
+  if (lanes.empty() || in_lane) return "";
+  std::string names = lanes[0];
+  for (std::size_t i = 1; i < lanes.size(); ++i) names += (i + 1 == lanes.size() ? " and " : ", ") + lanes[i];
+  return fmt::format("the fast lane of class{} {}", lanes.size() == 1 ? "" : "es", names);
+}
+
+// A candidate's standing, with the fast lanes that may also stop it.
+PreemptionStanding with_lanes(PreemptionStanding standing, const std::string& lanes) {
+  if (!lanes.empty() && standing.candidate && !standing.chosen) {
+    standing.why += fmt::format("; {} may also stop it, share rule and `preempt` aside (docs/SCHEDULING.md)", lanes);
+  }
+  return standing;
+}
+
 std::string queue_place(const CycleResult& result, const std::string& job_id) {
   const auto it = std::find(result.ranked_job_ids.begin(), result.ranked_job_ids.end(), job_id);
   return ordinal(static_cast<std::size_t>(it - result.ranked_job_ids.begin()) + 1);
@@ -178,6 +200,11 @@ PreemptionStanding preemption_standing(const ClusterState& state, const Compiled
   if (auto reason = not_offered(job, view.active(index), policy.tables(), state.now)) {
     return PreemptionStanding{false, false, "not a candidate: " + *reason};
   }
+  const std::string lanes = lanes_over(policy.tables(), view.active(index).job_class);
+  if (!policy.has_preempt() && !lanes.empty()) {
+    return PreemptionStanding{
+        true, false, fmt::format("a candidate only for {}: the policy has no `preempt` rule for the others", lanes)};
+  }
   if (!policy.has_preempt()) {
     return PreemptionStanding{false, false,
                               "not a candidate: the policy has no `preempt` rule, so nothing is preempted"};
@@ -195,23 +222,29 @@ PreemptionStanding preemption_standing(const ClusterState& state, const Compiled
     if (started.count(id) || state.pending[requester].account == job.request.account) continue;
     const auto refusal = view.refusal(index, requester);
     if (!refusal) {
-      return PreemptionStanding{
-          true, false,
-          fmt::format("a candidate: past its protection, and `preempt` accepts it for `{}` ({} in the queue); this "
-                      "cycle did not choose it (stopping it frees no place that fits, or other victims lose less work)",
-                      id, queue_place(result, id))};
+      return with_lanes(
+          PreemptionStanding{
+              true, false,
+              fmt::format(
+                  "a candidate: past its protection, and `preempt` accepts it for `{}` ({} in the queue); this "
+                  "cycle did not choose it (stopping it frees no place that fits, or other victims lose less work)",
+                  id, queue_place(result, id))},
+          lanes);
     }
     if (!first_refusal)
       first_refusal = fmt::format("for `{}` ({} in the queue), {}", id, queue_place(result, id), *refusal);
     if (++asked == kRequestersAsked) break;
   }
   if (!first_refusal) {
-    return PreemptionStanding{true, false,
-                              "a candidate: past its protection, but no job of another account is waiting"};
+    return with_lanes(
+        PreemptionStanding{true, false, "a candidate: past its protection, but no job of another account is waiting"},
+        lanes);
   }
-  return PreemptionStanding{
-      true, false,
-      fmt::format("a candidate: past its protection, but no waiting job may take it now: {}", *first_refusal)};
+  return with_lanes(
+      PreemptionStanding{
+          true, false,
+          fmt::format("a candidate: past its protection, but no waiting job may take it now: {}", *first_refusal)},
+      lanes);
 }
 
 }  // namespace allot::runtime::explain

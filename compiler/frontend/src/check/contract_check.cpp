@@ -89,9 +89,12 @@ Properties first_properties(const ast::ClassDecl& decl, const CheckContext& cont
 // The most GPUs or nodes a class may allow one job (no cluster has more).
 constexpr double kMaxClassCount = 1'000'000;
 
-// The only form of the words after a fast lane's number.
+// The only form of the words after a fast lane's number: `gpus per program`
+// (`gpu per program` after a 1).
 bool fast_lane_words_valid(const ast::ClassProperty& property) {
-  return property.words == std::vector<std::string>{"gpus", "per", "program"};
+  const std::string unit = property.value == 1 ? "gpu" : "gpus";
+  return property.words == std::vector<std::string>{"gpus", "per", "program"} ||
+         property.words == std::vector<std::string>{unit, "per", "program"};
 }
 
 bool value_is_valid(const ast::ClassProperty& property) {
