@@ -128,13 +128,13 @@ TEST_CASE("replay names what is wrong with its input and exits non-zero", "[cli]
 }
 
 TEST_CASE("replay --load with several loads adds a load sweep; one load changes nothing", "[cli][replay][sweep]") {
-  const auto plain = run_allot(seed_replay("--days 1 --scenario burst --json -"));
-  const auto one = run_allot(seed_replay("--days 1 --scenario burst --load 1.3 --json -"));
+  const auto plain = run_allot(seed_replay("--scenario burst --json -"));
+  const auto one = run_allot(seed_replay("--scenario burst --load 1.3 --json -"));
   REQUIRE(plain.exit_code == 0);
   CHECK(one.out == plain.out);
   CHECK_THAT(plain.out, !Catch::Contains("\"sweep\""));
 
-  const auto swept = run_allot(seed_replay("--days 1 --scenario burst --load 0.6,1.2"));
+  const auto swept = run_allot(seed_replay("--scenario burst --load 0.6,1.2"));
   REQUIRE(swept.exit_code == 0);
   CHECK_THAT(swept.out, Catch::Contains("load sweep: the same seed at each load") &&
                             Catch::Contains("note: the tables below are for load 0.6") && Catch::Contains("load 1.2") &&
@@ -153,7 +153,6 @@ TEST_CASE("replay refuses a bad sweep list with exit 2, naming the option and th
       {"--scenario normal --load 0.6,abc", "--load: `abc` is not a number"},
       {"--scenario normal --load 0.6,20", "`20` must be at least 0.05 and at most 10"},
       {"--scenario normal --load 0.01", "`0.01` must be at least 0.05"},
-      {"--scenario normal --load 0.6,,0.8", "--load: `` is not a number"},
       {"--scenario normal --load nan", "`nan` must be"},
       {"--scenario normal --load 0.6,0.8,0.6", "--load: `0.6` is given twice"},
       {"--scenario normal --load 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1,1.1,1.2,1.3",
