@@ -22,10 +22,10 @@ std::string first_failure(const std::vector<const SweepPoint*>& points, std::siz
   for (const SweepPoint* point : points) {
     const SweepResult& result = point->policies[policy];
     if (result.failed_gates.empty()) continue;
-    const bool lowest = point == points.front();
-    return fmt::format("`{}` first fails a gate at {}{}: {}.", name, sweep_point_name(*point),
-                       lowest && points.size() > 1 ? " (the lowest load replayed)" : "",
-                       join(result.failed_gates, ", "));
+    const bool lowest = point == points.front() && points.size() > 1;
+    return fmt::format("`{}` {} {}: {}.", name,
+                       lowest ? "fails a gate already at the lowest load replayed," : "first fails a gate at",
+                       sweep_point_name(*point), join(result.failed_gates, ", "));
   }
   return fmt::format("`{}` passes every gate up to {}.", name, sweep_point_name(*points.back()));
 }

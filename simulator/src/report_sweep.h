@@ -29,8 +29,9 @@ std::string format_worst_delivery(const SweepResult& result);
 std::optional<double> sweep_p90_wait(const SweepResult& result, const std::string& name);
 
 // One sentence per policy: the lowest load at which it fails a gate, and which
-// ("`baseline` first fails a gate at load 0.8: p90_wait debug <= 5m."), or that
-// it passes every gate up to the highest load.
+// ("`baseline` first fails a gate at load 0.8: p90_wait debug <= 5m."; "fails
+// a gate already at the lowest load replayed, load 0.6: ..."), or that it
+// passes every gate up to the highest load.
 std::vector<std::string> first_failures(const ScenarioReport& scenario);
 
 // The text section: one row per point and policy, then first_failures; "" without a sweep.
