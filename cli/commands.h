@@ -47,10 +47,11 @@ struct ReplayArguments {
   int days = 0;      // 0: 7 for scenarios, the whole trace
   std::string json;  // file, "-" for stdout
   std::string html;
-  std::string engine = "jit";  // jit or interp
-  std::string now;             // YYYY-MM-DD, empty for today
-  double load = 1.3;           // scenario demand, a multiple of capacity
-  std::int64_t cycle_gap = 0;  // seconds at least between two cycles
+  std::string engine = "jit";           // jit or interp
+  std::string now;                      // YYYY-MM-DD, empty for today
+  std::vector<double> loads = {1.3};    // scenario demand, a multiple of capacity; several: a load sweep
+  std::vector<double> capacity_scales;  // a trace on the cluster scaled by each (empty: as it is)
+  std::int64_t cycle_gap = 0;           // seconds at least between two cycles
 };
 int run_replay(const ReplayArguments& arguments);
 

@@ -89,9 +89,18 @@ int main(int argc, char** argv) {
   replay_command->add_option("--engine", replay.engine, "What runs the policies: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
   replay_command->add_option("--now", replay.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
-  replay_command->add_option("--load", replay.load, "Scenario demand as a multiple of capacity (default 1.3)")
-      ->check(bounded(0, 100, true))
+  replay_command
+      ->add_option("--load", replay.loads,
+                   "Scenario demand as a multiple of capacity (default 1.3); a comma list sweeps the loads")
+      ->delimiter(',')
+      ->check(bounded(0.05, 10))
       ->needs(scenario_option);
+  replay_command
+      ->add_option("--scale-capacity", replay.capacity_scales,
+                   "Replay the trace on the cluster with round(nodes x F) nodes; a comma list sweeps capacities")
+      ->delimiter(',')
+      ->check(bounded(0, 100000, true))
+      ->needs(trace_option);
   replay_command->add_option("--cycle-gap", replay.cycle_gap, "Seconds at least between two cycles (default 0)")
       ->check(bounded(0, 604800));
 

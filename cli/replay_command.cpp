@@ -18,6 +18,10 @@ namespace {
 using simulator::ReplayPolicy;
 using simulator::Workload;
 
+// How long a sweep may be, and how large a scaled cluster: bounds on time and memory.
+constexpr std::size_t kMaxSweepValues = 12;
+constexpr long long kMaxScaledNodes = 100'000;
+
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
 bool stderr_color() { return stderr_is_terminal() && std::getenv("NO_COLOR") == nullptr; }
 
@@ -65,36 +69,29 @@ std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments&
   return policies;
 }
 
-// The workloads to replay: one trace, or one or all scenarios.
-std::optional<std::vector<Workload>> workloads(const ReplayArguments& arguments, const runtime::Inventory& inventory,
-                                               const std::vector<ReplayPolicy>& policies, int& code) {
-  std::vector<Workload> result;
-  if (!arguments.trace.empty()) {
-    auto map = simulator::load_trace_map(arguments.map);
-    if (!map) return fail(code, map.error());
-    for (const ReplayPolicy& policy : policies) {
-      if (auto problem = simulator::check_trace_map(*map, policy.policy->tables())) {
-        return fail(code, *problem);
-      }
-    }
-    auto rows = simulator::read_trace(arguments.trace);
-    if (!rows) return fail(code, rows.error());
-    const std::optional<int> days = arguments.days > 0 ? std::optional<int>(arguments.days) : std::nullopt;
-    auto workload = simulator::trace_workload(*rows, *map, inventory, arguments.trace, days);
-    if (!workload) return fail(code, workload.error());
-    result.push_back(std::move(*workload));
-    return result;
+// A trace and its mapping, read and checked against every policy.
+struct TraceInput {
+  simulator::TraceMap map;
+  std::vector<simulator::TraceRow> rows;
+};
+
+std::optional<TraceInput> read_trace_input(const ReplayArguments& arguments, const std::vector<ReplayPolicy>& policies,
+                                           int& code) {
+  auto map = simulator::load_trace_map(arguments.map);
+  if (!map) return fail(code, map.error());
+  for (const ReplayPolicy& policy : policies) {
+    if (auto problem = simulator::check_trace_map(*map, policy.policy->tables())) return fail(code, *problem);
   }
-  simulator::ScenarioOptions options;
-  options.seed = arguments.seed;
-  options.days = arguments.days > 0 ? arguments.days : 7;
-  options.load = arguments.load;
+  auto rows = simulator::read_trace(arguments.trace);
+  if (!rows) return fail(code, rows.error());
+  return TraceInput{std::move(*map), std::move(*rows)};
+}
+
+// The scenarios asked for, in the seed's order (none with a trace).
+std::vector<simulator::Scenario> scenarios_of(const ReplayArguments& arguments) {
+  std::vector<simulator::Scenario> result;
   for (const char* name : {"normal", "burst", "large", "drain"}) {
-    if (arguments.scenario != "all" && arguments.scenario != name) continue;
-    auto workload = simulator::generate_scenario(*simulator::parse_scenario(name), inventory,
-                                                 policies.front().policy->tables(), options);
-    if (!workload) return fail(code, 1, workload.error());
-    result.push_back(std::move(*workload));
+    if (arguments.scenario == "all" || arguments.scenario == name) result.push_back(*simulator::parse_scenario(name));
   }
   return result;
 }
@@ -133,29 +130,134 @@ simulator::ReplayReport empty_report(const ReplayArguments& arguments, const run
   return report;
 }
 
+// Replays one workload under every policy and adds it to `combined`: the first
+// point's report is the detail of the workload; every point of a sweep adds a row.
+struct SweepReplay {
+  const std::vector<ReplayPolicy>& policies;
+  const simulator::SimulationOptions& simulation;
+  bool sweeping = false;
+
+  // The simulation's error, if it failed.
+  std::optional<std::string> add(simulator::ScenarioReport& combined, const Workload& workload,
+                                 const runtime::Inventory& cluster, double load, std::optional<double> scale) const {
+    const std::string label = !sweeping ? workload.name
+                              : scale   ? fmt::format("{} x{:g}", workload.name, *scale)
+                                        : fmt::format("{} load {:g}", workload.name, load);
+    auto scenario =
+        simulator::replay_workload(workload, cluster, policies, simulation, {}, progress_bar(label, policies));
+    if (stderr_is_terminal()) std::cerr << "\r\x1b[K" << std::flush;
+    if (!scenario) return scenario.error();
+    if (!sweeping) {
+      combined = std::move(*scenario);
+      return std::nullopt;
+    }
+    const bool first = combined.sweep.empty();
+    const auto point = simulator::sweep_point(*scenario, workload, cluster, load, scale);
+    if (first) {
+      combined = std::move(*scenario);
+      combined.notes.push_back(
+          fmt::format("the tables below are for {}, the first point of the sweep at their end",
+                      scale ? fmt::format("x{:g} ({} nodes, {} GPUs)", *scale, point.nodes, point.gpus)
+                            : fmt::format("load {:g}", load)));
+    }
+    combined.sweep.push_back(point);
+    return std::nullopt;
+  }
+};
+
+// The trace at each capacity asked for (or on the cluster as it is).
+std::optional<simulator::ScenarioReport> replay_trace(const ReplayArguments& arguments,
+                                                      const runtime::Inventory& inventory,
+                                                      const std::vector<ReplayPolicy>& policies,
+                                                      const SweepReplay& replayer, int& code) {
+  const auto input = read_trace_input(arguments, policies, code);
+  if (!input) return std::nullopt;
+  const std::optional<int> days = arguments.days > 0 ? std::optional<int>(arguments.days) : std::nullopt;
+  std::vector<std::optional<double>> scales(arguments.capacity_scales.begin(), arguments.capacity_scales.end());
+  if (scales.empty()) scales.push_back(std::nullopt);
+  simulator::ScenarioReport combined;
+  for (const std::optional<double>& scale : scales) {
+    const runtime::Inventory cluster = scale ? simulator::scale_cluster(inventory, *scale) : inventory;
+    auto workload = simulator::trace_workload(input->rows, input->map, cluster, arguments.trace, days);
+    if (!workload) return fail(code, workload.error());
+    const double load = simulator::offered_load(*workload, cluster);
+    if (auto error = replayer.add(combined, *workload, cluster, load, scale)) return fail(code, 1, *error);
+  }
+  return combined;
+}
+
+// One scenario at each load asked for.
+std::optional<simulator::ScenarioReport> replay_scenario(simulator::Scenario which, const ReplayArguments& arguments,
+                                                         const runtime::Inventory& inventory,
+                                                         const std::vector<ReplayPolicy>& policies,
+                                                         const SweepReplay& replayer, int& code) {
+  simulator::ScenarioOptions options;
+  options.seed = arguments.seed;
+  options.days = arguments.days > 0 ? arguments.days : 7;
+  simulator::ScenarioReport combined;
+  for (double load : arguments.loads) {
+    options.load = load;
+    auto workload = simulator::generate_scenario(which, inventory, policies.front().policy->tables(), options);
+    if (!workload) return fail(code, 1, workload.error());
+    if (auto error = replayer.add(combined, *workload, inventory, load, std::nullopt)) return fail(code, 1, *error);
+  }
+  return combined;
+}
+
 int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory) {
   int code = 0;
   const auto policies = compile_policies(arguments, code);
   if (!policies) return code;
-  const auto all = workloads(arguments, inventory, *policies, code);
-  if (!all) return code;
-  simulator::ReplayReport report = empty_report(arguments, inventory, *policies);
+  // A single scale is an ordinary replay on the scaled cluster: the header says which.
+  const bool one_scale = arguments.capacity_scales.size() == 1;
+  simulator::ReplayReport report = empty_report(
+      arguments, one_scale ? simulator::scale_cluster(inventory, arguments.capacity_scales[0]) : inventory, *policies);
   simulator::SimulationOptions simulation;
   simulation.min_cycle_gap = arguments.cycle_gap;
-  for (const Workload& workload : *all) {
-    auto scenario = simulator::replay_workload(workload, inventory, *policies, simulation, {},
-                                               progress_bar(workload.name, *policies));
-    if (stderr_is_terminal()) std::cerr << "\r\x1b[K" << std::flush;
-    if (!scenario) {
-      std::cerr << "allot: " << scenario.error() << "\n";
-      return 1;
-    }
+  const SweepReplay replayer{
+      *policies, simulation,
+      arguments.trace.empty() ? arguments.loads.size() > 1 : arguments.capacity_scales.size() > 1};
+  if (!arguments.trace.empty()) {
+    auto scenario = replay_trace(arguments, inventory, *policies, replayer, code);
+    if (!scenario) return code;
+    report.scenarios.push_back(std::move(*scenario));
+  }
+  for (simulator::Scenario which : scenarios_of(arguments)) {
+    auto scenario = replay_scenario(which, arguments, inventory, *policies, replayer, code);
+    if (!scenario) return code;
     report.scenarios.push_back(std::move(*scenario));
   }
   if (arguments.json != "-") std::cout << simulator::render_table(report, use_color());
   bool written = arguments.json.empty() || write_file(arguments.json, simulator::render_json(report));
   written = (arguments.html.empty() || write_file(arguments.html, simulator::render_html(report))) && written;
   return written ? 0 : 2;
+}
+
+// A sweep list: at most 12 values, none twice; nothing when it is fine.
+std::optional<std::string> list_problem(const std::string& option, const std::vector<double>& values) {
+  if (values.size() > kMaxSweepValues) {
+    return fmt::format("{}: at most {} values, found {}", option, kMaxSweepValues, values.size());
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (values[i] == values[j]) return fmt::format("{}: `{:g}` is given twice", option, values[i]);
+    }
+  }
+  return std::nullopt;
+}
+
+// The sweep lists: their size, duplicates, and clusters of 1 to 100,000 nodes.
+std::optional<std::string> sweep_problem(const ReplayArguments& arguments, const runtime::Inventory& inventory) {
+  if (auto problem = list_problem("--load", arguments.loads)) return problem;
+  if (auto problem = list_problem("--scale-capacity", arguments.capacity_scales)) return problem;
+  for (double scale : arguments.capacity_scales) {
+    const long long nodes = simulator::scaled_node_count(inventory.nodes.size(), scale);
+    if (nodes > kMaxScaledNodes) {
+      return fmt::format("--scale-capacity: `{:g}` gives {} nodes ({} x {:g}); at most {}", scale, nodes,
+                         inventory.nodes.size(), scale, kMaxScaledNodes);
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -174,6 +276,10 @@ int run_replay(const ReplayArguments& arguments) {
   if (!inventory) {
     std::cerr << "allot: " << inventory.error().to_string() << "\n";
     return inventory.error().unreadable ? 2 : 1;
+  }
+  if (auto problem = sweep_problem(arguments, *inventory)) {
+    std::cerr << "allot: " << *problem << "\n";
+    return 2;
   }
   return replay(arguments, *inventory);
 }

@@ -11,42 +11,12 @@ namespace {
 
 constexpr double kTiny = 1e-9;
 
-// The worst delivered/owed of any program over any window with sustained demand.
-struct WorstDelivery {
-  double ratio = 1;
-  std::string program;
-  double window_end_hours = 0;
-};
-
 std::vector<double> prefix_sums(const std::vector<double>& values, bool count_positive) {
   std::vector<double> sums(values.size() + 1, 0.0);
   for (std::size_t i = 0; i < values.size(); ++i) {
     sums[i + 1] = sums[i] + (count_positive ? (values[i] > kTiny ? 1.0 : 0.0) : values[i]);
   }
   return sums;
-}
-
-std::optional<WorstDelivery> worst_delivery(const SimulationResult& result, double window_seconds) {
-  const Timeline& timeline = result.timeline;
-  const std::size_t buckets = timeline.capacity_gpu_seconds.size();
-  const auto wanted = static_cast<std::size_t>(std::max(1.0, window_seconds / static_cast<double>(timeline.bucket)));
-  const std::size_t width = std::min(wanted, buckets);
-  std::optional<WorstDelivery> worst;
-  for (std::size_t p = 0; p < timeline.program_owed.size(); ++p) {
-    const auto owed = prefix_sums(timeline.program_owed[p], false);
-    const auto delivered = prefix_sums(timeline.program_delivered[p], false);
-    const auto demand_hours = prefix_sums(timeline.program_owed[p], true);
-    for (std::size_t begin = 0; begin + width <= buckets; ++begin) {
-      const std::size_t end = begin + width;
-      const double owed_here = owed[end] - owed[begin];
-      if (demand_hours[end] - demand_hours[begin] < static_cast<double>(width) / 2 || owed_here <= kTiny) continue;
-      const double ratio = (delivered[end] - delivered[begin]) / owed_here;
-      if (worst && ratio >= worst->ratio) continue;
-      worst = WorstDelivery{ratio, result.programs[p].name,
-                            static_cast<double>(end * static_cast<std::size_t>(timeline.bucket)) / 3600.0};
-    }
-  }
-  return worst;
 }
 
 const GroupMetrics* class_group(const PolicyMetrics& metrics, const std::string& subject) {
@@ -70,10 +40,12 @@ std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, con
                                                        const PolicyMetrics& metrics, const SimulationResult& result) {
   const std::string& metric = gate.metric;
   if (metric == "share_delivery") {
-    const auto worst = worst_delivery(result, gate.window.value_or(tables.window));
+    // The policy's own window is measured once, with the metrics.
+    const auto worst = !gate.window || *gate.window == tables.window ? metrics.worst_window_delivery
+                                                                     : worst_window_delivery(result, *gate.window);
     if (!worst) return {std::nullopt, "no program had sustained demand"};
-    return {worst->ratio, fmt::format("worst: `{}`, window ending {} after the start", worst->program,
-                                      format_duration(worst->window_end_hours * 3600))};
+    return {worst->delivery, fmt::format("worst: `{}`, window ending {} after the start", worst->program,
+                                         format_duration(worst->window_end_hours * 3600))};
   }
   if (metric == "lost_work") return {metrics.lost_work, "of GPU-time used"};
   if (metric == "occupancy") return {metrics.occupancy, "of GPU-time on up nodes"};
@@ -95,6 +67,29 @@ std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, con
 }
 
 }  // namespace
+
+std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& result, double window_seconds) {
+  const Timeline& timeline = result.timeline;
+  const std::size_t buckets = timeline.capacity_gpu_seconds.size();
+  const auto wanted = static_cast<std::size_t>(std::max(1.0, window_seconds / static_cast<double>(timeline.bucket)));
+  const std::size_t width = std::min(wanted, buckets);
+  std::optional<WindowDelivery> worst;
+  for (std::size_t p = 0; p < timeline.program_owed.size(); ++p) {
+    const auto owed = prefix_sums(timeline.program_owed[p], false);
+    const auto delivered = prefix_sums(timeline.program_delivered[p], false);
+    const auto demand_hours = prefix_sums(timeline.program_owed[p], true);
+    for (std::size_t begin = 0; begin + width <= buckets; ++begin) {
+      const std::size_t end = begin + width;
+      const double owed_here = owed[end] - owed[begin];
+      if (demand_hours[end] - demand_hours[begin] < static_cast<double>(width) / 2 || owed_here <= kTiny) continue;
+      const double ratio = (delivered[end] - delivered[begin]) / owed_here;
+      if (worst && ratio >= worst->delivery) continue;
+      worst = WindowDelivery{ratio, result.programs[p].name,
+                             static_cast<double>(end * static_cast<std::size_t>(timeline.bucket)) / 3600.0};
+    }
+  }
+  return worst;
+}
 
 std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyMetrics& metrics,
                                        const SimulationResult& result) {

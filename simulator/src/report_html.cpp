@@ -8,16 +8,13 @@
 #include "allot/simulator.h"
 #include "report_format.h"
 #include "report_groups.h"
+#include "report_sweep.h"
 #include "report_verdict.h"
 #include "svg_plot.h"
 #include "time_text.h"
 
 namespace allot::simulator {
 namespace {
-
-const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
-
-const char* color_of(std::size_t policy) { return kColors[policy % std::size(kColors)]; }
 
 const char* kStyle =
     R"(body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1500px}
@@ -27,7 +24,7 @@ td:first-child,th:first-child{text-align:left}tr.section td{font-weight:600;padd
 table.gates td,table.gates th{text-align:left}.pass{color:#137333;font-weight:600}.fail{color:#b3261e;font-weight:600}.note{color:#555}
 .charts{display:flex;flex-wrap:wrap;gap:12px}.chart{width:480px;height:270px;background:#fff;border:1px solid #ddd}
 .grid{stroke:#eee}.frame{fill:none;stroke:#999}.axis{stroke:#999}.line{fill:none;stroke-width:1.8}
-.tick{font-size:10px;fill:#555}.title{font-size:13px;font-weight:600;fill:#222}.legend{font-size:11px;fill:#333})";
+.tick{font-size:10px;fill:#555}.unit{font-size:10px;fill:#333}.title{font-size:13px;font-weight:600;fill:#222}.legend{font-size:11px;fill:#333})";
 
 template <class Cell>
 std::string table_row(const std::string& label, const ScenarioReport& scenario, Cell cell) {
@@ -140,9 +137,31 @@ std::string gates_table(const ScenarioReport& scenario) {
   return html + "</table>";
 }
 
+// Plots of one heading, and a line for each plot left out because it would be empty.
+struct Charts {
+  std::string svg;
+  std::vector<std::string> left_out;
+
+  // Draws the chart when `drawn`, else says `when_empty` instead.
+  void add(bool drawn, const std::string& chart, const std::string& when_empty) {
+    if (drawn) {
+      svg += chart;
+    } else {
+      left_out.push_back(when_empty);
+    }
+  }
+
+  std::string render(const std::string& heading) const {
+    std::string html = "<h3>" + escape_html(heading) + "</h3>";
+    if (!svg.empty()) html += "<div class=charts>" + svg + "</div>";
+    for (const std::string& line : left_out) html += "<p class=note>" + escape_html(line) + "</p>";
+    return html;
+  }
+};
+
 // Up to 200 points of a CDF of sorted waits (waits under a second drawn at one second).
 PlotLine wait_cdf(const GroupMetrics& group, std::size_t policy, const std::string& label) {
-  PlotLine line{label, color_of(policy), {}, {}};
+  PlotLine line{label, policy_color(policy), {}, {}};
   const std::size_t n = group.waits.size(), points = std::min<std::size_t>(n, 200);
   for (std::size_t k = 0; k < points; ++k) {
     const std::size_t index = (k + 1) * n / points - 1;
@@ -152,21 +171,27 @@ PlotLine wait_cdf(const GroupMetrics& group, std::size_t policy, const std::stri
   return line;
 }
 
-std::string wait_charts(const ScenarioReport& scenario) {
-  std::string html;
+Charts wait_charts(const ScenarioReport& scenario) {
+  Charts charts;
   std::vector<std::string> names = {"all"};
   for (const std::string& name : group_names(scenario, &PolicyMetrics::classes)) names.push_back(name);
   for (const std::string& name : names) {
     std::vector<PlotLine> lines;
+    bool waited = false;
     for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
       const PolicyMetrics& m = scenario.policies[p];
       const GroupMetrics* group = name == "all" ? &m.all : find_group(m.classes, name);
-      if (group && !group->waits.empty()) lines.push_back(wait_cdf(*group, p, m.name));
+      if (!group || group->waits.empty()) continue;
+      lines.push_back(wait_cdf(*group, p, m.name));
+      waited = waited || group->waits.back() > 0;
     }
-    html +=
-        line_chart(lines, {"wait-time CDF: " + name, AxisFormat::duration, AxisFormat::percent, true, 0, 1.0, true});
+    PlotOptions options{"wait-time CDF: " + name, AxisFormat::duration, AxisFormat::percent, true, 0, 1.0, true};
+    options.x_label = "wait (log scale)";
+    options.y_label = "% of jobs";
+    charts.add(waited, waited ? line_chart(lines, options) : "",
+               name == "all" ? "no job waited" : "no jobs of class " + name + " waited");
   }
-  return html;
+  return charts;
 }
 
 // One line per policy of a per-point series picked by `values`; negative values break the line.
@@ -175,52 +200,83 @@ std::vector<PlotLine> over_time(const ScenarioReport& scenario, Values values) {
   std::vector<PlotLine> lines;
   for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
     const PolicyMetrics& m = scenario.policies[p];
-    PlotLine line{m.name, color_of(p), m.series.hours, values(m)};
+    PlotLine line{m.name, policy_color(p), m.series.hours, values(m)};
     for (double& y : line.y) y = y < 0 ? NAN : y;
     lines.push_back(std::move(line));
   }
   return lines;
 }
 
-std::string time_charts(const ScenarioReport& scenario) {
-  std::string html;
-  const std::vector<std::string> programs = group_names(scenario, &PolicyMetrics::programs);
-  for (std::size_t index = 0; index < programs.size(); ++index) {
-    const std::string& name = programs[index];
+// A chart over the replay's dates, with the unit of its y axis.
+PlotOptions over_dates(const ScenarioReport& scenario, const std::string& title, AxisFormat y_format,
+                       std::optional<double> y_max, const std::string& y_label) {
+  PlotOptions options{title, AxisFormat::dates, y_format, false, 0, y_max, false};
+  options.x_label = "date (UTC)";
+  options.y_label = y_label;
+  options.x_origin = static_cast<double>(scenario.start);
+  return options;
+}
+
+// Whether any line has a point at all (delivery 0% is a point; NaN is not).
+bool has_point(const std::vector<PlotLine>& lines) {
+  for (const PlotLine& line : lines) {
+    for (double y : line.y) {
+      if (!std::isnan(y)) return true;
+    }
+  }
+  return false;
+}
+
+Charts time_charts(const ScenarioReport& scenario) {
+  Charts charts;
+  for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
     const auto lines = over_time(scenario, [&](const PolicyMetrics& m) {
       for (std::size_t p = 0; p < m.programs.size(); ++p) {
         if (m.programs[p].name == name && p < m.series.program_delivery.size()) return m.series.program_delivery[p];
       }
       return std::vector<double>(m.series.hours.size(), -1.0);
     });
-    html += line_chart(
-        lines, {"share delivered / owed: " + name, AxisFormat::days, AxisFormat::percent, false, 0, 1.05, false});
+    charts.add(has_point(lines),
+               line_chart(lines, over_dates(scenario, "share delivered / owed: " + name, AxisFormat::percent, 1.05,
+                                            "% of owed")),
+               "nothing was owed to program " + name);
   }
-  html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.occupancy; }),
-                     {"occupancy", AxisFormat::days, AxisFormat::percent, false, 0, 1.05, false});
-  html += line_chart(
-      over_time(scenario, [](const PolicyMetrics& m) { return m.series.fragmented_gpus; }),
-      {"fragmented GPUs (free, fit no waiting job)", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
-  html += line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.waiting_jobs; }),
-                     {"jobs waiting", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
-  return html;
+  const auto occupancy = over_time(scenario, [](const PolicyMetrics& m) { return m.series.occupancy; });
+  charts.add(has_positive_point(occupancy),
+             line_chart(occupancy, over_dates(scenario, "occupancy", AxisFormat::percent, 1.05, "% of GPUs up")),
+             "no GPU was used");
+  const auto fragmented = over_time(scenario, [](const PolicyMetrics& m) { return m.series.fragmented_gpus; });
+  charts.add(has_positive_point(fragmented),
+             line_chart(fragmented, over_dates(scenario, "fragmented GPUs (free, fit no waiting job)",
+                                               AxisFormat::number, std::nullopt, "GPUs")),
+             "no GPU was fragmented (free GPUs always fitted a waiting job, or none waited)");
+  const auto waiting = over_time(scenario, [](const PolicyMetrics& m) { return m.series.waiting_jobs; });
+  charts.add(has_positive_point(waiting),
+             line_chart(waiting, over_dates(scenario, "jobs waiting", AxisFormat::number, std::nullopt, "jobs")),
+             "no job was ever waiting");
+  return charts;
 }
 
-std::string lost_work_chart(const ScenarioReport& scenario) {
+Charts lost_work_charts(const ScenarioReport& scenario) {
   std::vector<std::string> categories = group_names(scenario, &PolicyMetrics::classes);
   std::vector<PlotLine> series;
   for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
     const PolicyMetrics& m = scenario.policies[p];
-    PlotLine bars{m.name, color_of(p), {}, {}};
+    PlotLine bars{m.name, policy_color(p), {}, {}};
     for (const std::string& name : categories) {
       const GroupMetrics* group = find_group(m.classes, name);
       bars.y.push_back(group ? group->lost_gpu_hours : 0);
     }
     series.push_back(std::move(bars));
   }
-  return bar_chart("work lost to preemption by class (GPU-hours)", categories, series, AxisFormat::number) +
-         line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.lost_gpu_hours; }),
-                    {"work lost over time (GPU-hours)", AxisFormat::days, AxisFormat::number, false, 0, {}, false});
+  Charts charts;
+  const bool lost = has_positive_point(series);
+  charts.add(lost,
+             bar_chart("work lost to preemption by class", categories, series, AxisFormat::number, "GPU-hours") +
+                 line_chart(over_time(scenario, [](const PolicyMetrics& m) { return m.series.lost_gpu_hours; }),
+                            over_dates(scenario, "work lost over time", AxisFormat::number, std::nullopt, "GPU-hours")),
+             "no work was lost to preemption");
+  return charts;
 }
 
 std::string scenario_section(const ScenarioReport& scenario, const ReplayReport& report) {
@@ -231,9 +287,10 @@ std::string scenario_section(const ScenarioReport& scenario, const ReplayReport&
   html += verdict_section(scenario);
   html += comparison_table(scenario, report.starvation_threshold);
   html += "<h3>gates</h3>" + gates_table(scenario);
-  html += "<h3>waiting</h3><div class=charts>" + wait_charts(scenario) + "</div>";
-  html += "<h3>share, occupancy and fragmentation over time</h3><div class=charts>" + time_charts(scenario) + "</div>";
-  html += "<h3>lost work</h3><div class=charts>" + lost_work_chart(scenario) + "</div>";
+  html += sweep_html(scenario);
+  html += wait_charts(scenario).render("waiting");
+  html += time_charts(scenario).render("share, occupancy and fragmentation over time");
+  html += lost_work_charts(scenario).render("lost work");
   return html;
 }
 
@@ -250,7 +307,7 @@ std::string render_html(const ReplayReport& report) {
       report.cluster_nodes, report.cluster_nodes == 1 ? "" : "s");
   for (std::size_t p = 0; p < report.policies.size(); ++p) {
     html += fmt::format(R"({}<span style="color:{}">&#9632;</span> <b>{}</b> <code>{}</code>)", p ? ", " : "",
-                        color_of(p), escape_html(report.policies[p].first), escape_html(report.policies[p].second));
+                        policy_color(p), escape_html(report.policies[p].first), escape_html(report.policies[p].second));
   }
   if (report.seed) html += fmt::format("; seed {}", *report.seed);
   html += "</p>";

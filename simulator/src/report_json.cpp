@@ -107,6 +107,40 @@ Json policy_json(const PolicyMetrics& metrics) {
   return json;
 }
 
+Json sweep_result_json(const SweepResult& result) {
+  Json waits = Json::object();
+  for (const auto& [name, wait] : result.p90_waits) waits[name] = fixed(wait, 1);
+  Json worst = nullptr;
+  if (result.worst_delivery) {
+    worst = {{"delivery", fixed(result.worst_delivery->delivery)},
+             {"program", result.worst_delivery->program},
+             {"window_end_hours", fixed(result.worst_delivery->window_end_hours, 2)}};
+  }
+  return Json{{"policy", result.policy},
+              {"p90_wait_s", waits},
+              {"worst_delivery", worst},
+              {"occupancy", fixed(result.occupancy)},
+              {"gates_passed", result.gates_passed},
+              {"gates", result.gates},
+              {"failed_gates", result.failed_gates}};
+}
+
+Json sweep_json(const std::vector<SweepPoint>& sweep) {
+  Json points = Json::array();
+  for (const SweepPoint& point : sweep) {
+    Json results = Json::array();
+    for (const SweepResult& result : point.policies) results.push_back(sweep_result_json(result));
+    points.push_back({{"load", fixed(point.load)},
+                      {"offered_load", fixed(point.offered_load)},
+                      {"capacity_scale", optional_number(point.capacity_scale)},
+                      {"gpus", point.gpus},
+                      {"nodes", point.nodes},
+                      {"jobs", point.jobs},
+                      {"results", results}});
+  }
+  return points;
+}
+
 Json workload_json(const ScenarioReport& scenario) {
   Json json;
   json["name"] = scenario.workload;
@@ -117,6 +151,8 @@ Json workload_json(const ScenarioReport& scenario) {
   json["notes"] = scenario.notes;
   json["results"] = Json::array();
   for (const PolicyMetrics& metrics : scenario.policies) json["results"].push_back(policy_json(metrics));
+  // Only with several loads or capacities, so a single replay's document is unchanged.
+  if (!scenario.sweep.empty()) json["sweep"] = sweep_json(scenario.sweep);
   return json;
 }
 

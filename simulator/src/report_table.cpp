@@ -3,71 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "allot/simulator.h"
 #include "report_format.h"
 #include "report_groups.h"
+#include "report_sweep.h"
 #include "report_verdict.h"
+#include "text_table.h"
 #include "time_text.h"
 
 namespace allot::simulator {
 namespace {
-
-// Rows of label + one cell per policy, printed with aligned columns.
-class Table {
- public:
-  Table(std::vector<std::string> header, bool color) : header_(std::move(header)), color_(color) {}
-
-  void row(std::string label, std::vector<std::string> cells) { rows_.push_back({std::move(label), std::move(cells)}); }
-  void section(std::string title) { rows_.push_back({std::move(title), {}}); }
-
-  std::string render() const {
-    std::size_t label_width = 0;
-    std::vector<std::size_t> widths(header_.size(), 0);
-    for (std::size_t c = 0; c < header_.size(); ++c) widths[c] = header_[c].size();
-    for (const auto& [label, cells] : rows_) {
-      label_width = std::max(label_width, label.size());
-      for (std::size_t c = 0; c < cells.size() && c < widths.size(); ++c)
-        widths[c] = std::max(widths[c], visible(cells[c]));
-    }
-    std::string out = fmt::format("  {:<{}}", "", label_width);
-    for (std::size_t c = 0; c < header_.size(); ++c) out += fmt::format("  {:>{}}", header_[c], widths[c]);
-    out += "\n";
-    for (const auto& [label, cells] : rows_) {
-      out += fmt::format("  {:<{}}", label, label_width);
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        out += std::string(2 + widths[c] - visible(cells[c]), ' ') + cells[c];
-      }
-      out += "\n";
-    }
-    return out;
-  }
-
-  // A verdict, coloured on a terminal.
-  std::string verdict(bool passed, const std::string& text) const {
-    if (!color_) return text;
-    return (passed ? "\x1b[32m" : "\x1b[31m") + text + "\x1b[0m";
-  }
-
- private:
-  // Printed width without colour codes.
-  static std::size_t visible(const std::string& text) {
-    std::size_t width = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\x1b') {
-        while (i < text.size() && text[i] != 'm') ++i;
-      } else {
-        ++width;
-      }
-    }
-    return width;
-  }
-
-  std::vector<std::string> header_;
-  bool color_;
-  std::vector<std::pair<std::string, std::vector<std::string>>> rows_;
-};
 
 template <class Cell>
 std::vector<std::string> cells(const ScenarioReport& scenario, Cell cell) {
@@ -202,7 +148,7 @@ std::string render_table(const ReplayReport& report, bool color) {
     unfinished_rows(scenario, table);
     gate_rows(scenario, table);
     verdict_rows(verdict, scenario, table);
-    out += table.render() + "\n";
+    out += table.render() + render_sweep_text(scenario, color) + "\n";
   }
   return out;
 }

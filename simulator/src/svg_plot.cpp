@@ -6,12 +6,14 @@
 #include <cmath>
 
 #include "report_format.h"
+#include "time_text.h"
 
 namespace allot::simulator {
 namespace {
 
 constexpr double kWidth = 480, kHeight = 270;
-constexpr double kLeft = 58, kRight = 14, kTop = 46, kBottom = 30;
+constexpr double kLeft = 62, kRight = 14, kTop = 46, kBottom = 40;
+const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
 
 // Maps data to pixels inside the plot area.
 struct Frame {
@@ -39,25 +41,46 @@ double nice_step(double range, int count) {
   return 10 * power;
 }
 
+// "Mon 11-30" for daily ticks, "11-30" for sparser ones (UTC).
+std::string date_label(double hours, double origin, bool with_weekday) {
+  static const char* const kWeekdays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  const auto seconds = static_cast<runtime::Seconds>(std::llround(origin + hours * 3600));
+  const std::string day = format_day(seconds).substr(5);
+  if (!with_weekday) return day;
+  const auto days = static_cast<long long>(std::floor(static_cast<double>(seconds) / 86400));
+  return fmt::format("{} {}", kWeekdays[((days + 3) % 7 + 7) % 7], day);  // 1970-01-01 was a Thursday
+}
+
 std::string tick_label(double value, AxisFormat format) {
   switch (format) {
     case AxisFormat::percent:
       return fmt::format("{:.0f}%", value * 100);
     case AxisFormat::duration:
       return format_tick_duration(value);
-    case AxisFormat::days:
-      return fmt::format("day {:g}", std::round(value / 24 * 10) / 10 + 1);
+    case AxisFormat::dates:
     case AxisFormat::number:
       break;
   }
   return fmt::format("{:g}", std::round(value * 100) / 100);
 }
 
-std::vector<double> linear_ticks(double low, double high, AxisFormat format) {
-  double step = nice_step(high - low, 5);
-  if (format == AxisFormat::days) step = 24 * std::max(1.0, nice_step((high - low) / 24, 6));
+std::vector<double> linear_ticks(double low, double high) {
+  const double step = nice_step(high - low, 5);
   std::vector<double> ticks;
   for (double tick = std::ceil(low / step) * step; tick <= high + step * 1e-9; tick += step) ticks.push_back(tick);
+  return ticks;
+}
+
+// Midnights UTC between `low` and `high` hours after `origin`: every day up to
+// 8 days, then every 2, 5, 10... days.
+std::vector<double> date_ticks(double low, double high, double origin) {
+  const double offset = std::fmod(origin, 86400.0) / 3600.0;  // hours after midnight at x = 0
+  const double days = (high - low) / 24;
+  const double step = 24 * (days <= 8 ? 1.0 : std::max(1.0, nice_step(days, 6)));
+  std::vector<double> ticks;
+  for (double tick = std::ceil((low + offset) / step) * step - offset; tick <= high + 1e-9; tick += step) {
+    ticks.push_back(tick);
+  }
   return ticks;
 }
 
@@ -69,23 +92,44 @@ std::vector<double> log_ticks(double low, double high) {
   return ticks;
 }
 
+std::string x_axis(const Frame& frame, const PlotOptions& options) {
+  std::string svg;
+  const bool dates = options.x_format == AxisFormat::dates;
+  const std::vector<double> ticks = options.log_x ? log_ticks(frame.x_min, frame.x_max)
+                                    : dates       ? date_ticks(frame.x_min, frame.x_max, options.x_origin)
+                                                  : linear_ticks(frame.x_min, frame.x_max);
+  const bool daily = ticks.size() < 2 || ticks[1] - ticks[0] <= 24 + 1e-9;
+  for (double tick : ticks) {
+    svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/>)", frame.px(tick),
+                       frame.px(tick), kTop, kHeight - kBottom);
+    const std::string label = dates ? date_label(tick, options.x_origin, daily) : tick_label(tick, options.x_format);
+    svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{}</text>)", frame.px(tick),
+                       kHeight - kBottom + 14, label);
+  }
+  if (!options.x_label.empty()) {
+    svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="unit" text-anchor="middle">{}</text>)",
+                       (kLeft + kWidth - kRight) / 2, kHeight - 5, escape_html(options.x_label));
+  }
+  return svg;
+}
+
+// The y axis's unit, written up its left side.
+std::string y_label(const std::string& text) {
+  if (text.empty()) return "";
+  return fmt::format(
+      R"svg(<text transform="translate(12 {:.1f}) rotate(-90)" class="unit" text-anchor="middle">{}</text>)svg",
+      (kTop + kHeight - kBottom) / 2, escape_html(text));
+}
+
 std::string axes(const Frame& frame, const PlotOptions& options) {
   std::string svg;
-  const std::vector<double> y_ticks = linear_ticks(frame.y_min, frame.y_max, options.y_format);
-  for (double tick : y_ticks) {
+  for (double tick : linear_ticks(frame.y_min, frame.y_max)) {
     svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/>)", kLeft,
                        kWidth - kRight, frame.py(tick), frame.py(tick));
     svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="end">{}</text>)", kLeft - 4,
                        frame.py(tick) + 3, tick_label(tick, options.y_format));
   }
-  const std::vector<double> x_ticks =
-      options.log_x ? log_ticks(frame.x_min, frame.x_max) : linear_ticks(frame.x_min, frame.x_max, options.x_format);
-  for (double tick : x_ticks) {
-    svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/>)", frame.px(tick),
-                       frame.px(tick), kTop, kHeight - kBottom);
-    svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{}</text>)", frame.px(tick),
-                       kHeight - kBottom + 14, tick_label(tick, options.x_format));
-  }
+  svg += x_axis(frame, options) + y_label(options.y_label);
   svg += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" class="frame"/>)", kLeft, kTop,
                      kWidth - kLeft - kRight, kHeight - kTop - kBottom);
   return svg;
@@ -120,7 +164,18 @@ std::string path_of(const PlotLine& line, const Frame& frame, bool steps) {
     }
     open = true;
   }
-  return fmt::format(R"(<path d="{}" stroke="{}" class="line"/>)", d, line.color);
+  return fmt::format(R"(<path d="{}" stroke="{}" class="line"{}/>)", d, line.color,
+                     line.dashed ? R"( stroke-dasharray="6 4")" : "");
+}
+
+std::string markers_of(const PlotLine& line, const Frame& frame) {
+  std::string svg;
+  for (std::size_t i = 0; i < line.x.size() && i < line.y.size(); ++i) {
+    if (std::isnan(line.y[i])) continue;
+    svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"/>)", frame.px(line.x[i]),
+                       frame.py(line.y[i]), line.color);
+  }
+  return svg;
 }
 
 Frame frame_for(const std::vector<PlotLine>& lines, const PlotOptions& options) {
@@ -155,12 +210,15 @@ std::string chart_open(const std::string& title) {
 std::string line_chart(const std::vector<PlotLine>& lines, const PlotOptions& options) {
   const Frame frame = frame_for(lines, options);
   std::string svg = chart_open(options.title) + axes(frame, options) + legend(lines);
-  for (const PlotLine& line : lines) svg += path_of(line, frame, options.steps);
+  for (const PlotLine& line : lines) {
+    svg += path_of(line, frame, options.steps);
+    if (options.markers && !line.dashed) svg += markers_of(line, frame);
+  }
   return svg + "</svg>";
 }
 
 std::string bar_chart(const std::string& title, const std::vector<std::string>& categories,
-                      const std::vector<PlotLine>& series, AxisFormat y_format) {
+                      const std::vector<PlotLine>& series, AxisFormat y_format, const std::string& y_axis_label) {
   double top = 0;
   for (const PlotLine& line : series) {
     for (double y : line.y) top = std::max(top, y);
@@ -168,7 +226,7 @@ std::string bar_chart(const std::string& title, const std::vector<std::string>& 
   const Frame frame{0, static_cast<double>(std::max<std::size_t>(1, categories.size())), 0, top > 0 ? top * 1.1 : 1,
                     false};
   std::string svg = chart_open(title);
-  for (double tick : linear_ticks(frame.y_min, frame.y_max, y_format)) {
+  for (double tick : linear_ticks(frame.y_min, frame.y_max)) {
     svg += fmt::format(
         R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="end">{}</text>)",
         kLeft, kWidth - kRight, frame.py(tick), frame.py(tick), kLeft - 4, frame.py(tick) + 3,
@@ -190,7 +248,18 @@ std::string bar_chart(const std::string& title, const std::vector<std::string>& 
   }
   svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="axis"/>)", kLeft, kWidth - kRight,
                      frame.py(0), frame.py(0));
-  return svg + legend(series) + "</svg>";
+  return svg + y_label(y_axis_label) + legend(series) + "</svg>";
+}
+
+const char* policy_color(std::size_t index) { return kColors[index % std::size(kColors)]; }
+
+bool has_positive_point(const std::vector<PlotLine>& lines) {
+  for (const PlotLine& line : lines) {
+    for (double y : line.y) {
+      if (y > 0) return true;  // NaN compares false
+    }
+  }
+  return false;
 }
 
 std::string escape_html(const std::string& text) {

@@ -126,3 +126,54 @@ TEST_CASE("replay names what is wrong with its input and exits non-zero", "[cli]
     CHECK_THAT(run.out, Catch::Contains("tuesday"));
   }
 }
+
+TEST_CASE("replay --load with several loads adds a load sweep; one load changes nothing", "[cli][replay][sweep]") {
+  const auto plain = run_allot(seed_replay("--scenario burst --json -"));
+  const auto one = run_allot(seed_replay("--scenario burst --load 1.3 --json -"));
+  REQUIRE(plain.exit_code == 0);
+  CHECK(one.out == plain.out);
+  CHECK_THAT(plain.out, !Catch::Contains("\"sweep\""));
+
+  const auto swept = run_allot(seed_replay("--scenario burst --load 0.6,1.2"));
+  REQUIRE(swept.exit_code == 0);
+  CHECK_THAT(swept.out, Catch::Contains("load sweep: the same seed at each load") &&
+                            Catch::Contains("note: the tables below are for load 0.6") && Catch::Contains("load 1.2") &&
+                            Catch::Contains("p90 debug"));
+  CHECK_THAT(swept.out, Catch::Contains("`baseline` ") && Catch::Contains("`budget` "));
+}
+
+TEST_CASE("replay refuses a bad sweep list with exit 2, naming the option and the value", "[cli][replay][sweep]") {
+  // The lists are checked before the trace is read: no trace is needed.
+  const std::string trace = " --trace /nonexistent/trace.csv --map " + source("examples/workloads/philly_map.toml");
+  struct Case {
+    std::string arguments;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"--scenario normal --load 0.6,abc", "--load: `abc` is not a number"},
+      {"--scenario normal --load 0.6,20", "`20` must be at least 0.05 and at most 10"},
+      {"--scenario normal --load 0.01", "`0.01` must be at least 0.05"},
+      {"--scenario normal --load nan", "`nan` must be"},
+      {"--scenario normal --load 0.6,0.8,0.6", "--load: `0.6` is given twice"},
+      {"--scenario normal --load 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1,1.1,1.2,1.3",
+       "--load: at most 12 values, found 13"},
+      {"--scenario normal --scale-capacity 2", "--scale-capacity"},
+      {"--scale-capacity 0" + trace, "--scale-capacity: `0` must be above 0"},
+      {"--scale-capacity -1" + trace, "`-1`"},
+      {"--scale-capacity 100001" + trace, "`100001` must be above 0 and at most 100000"},
+  };
+  for (const Case& test : cases) {
+    INFO(test.arguments);
+    const auto run = run_allot(seed_replay(test.arguments), true);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.out, Catch::Contains(test.message));
+  }
+  // 100,000 nodes at most: the 640-GPU cluster's 80 nodes x 2000 is too many.
+  const auto huge =
+      run_allot("replay --now 2026-12-01 --policy " + source("policies/large_org.allot") + " --cluster " +
+                    source("examples/clusters/research-640gpu.toml") + " --trace /nonexistent/trace.csv --map " +
+                    source("examples/workloads/philly_large_org_map.toml") + " --scale-capacity 1,2000",
+                true);
+  CHECK(huge.exit_code == 2);
+  CHECK_THAT(huge.out, Catch::Contains("--scale-capacity: `2000` gives 160000 nodes (80 x 2000); at most 100000"));
+}

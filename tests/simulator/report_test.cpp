@@ -2,6 +2,9 @@
 // docs/REPLAY.md; the HTML page needs nothing from the network; the terminal
 // table puts the policies side by side.
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "replay_support.h"
@@ -78,8 +81,9 @@ TEST_CASE("the HTML page is self-contained and shows every plot", "[simulator][r
   CHECK(html.find("src=") == std::string::npos);
   CHECK(html.find("href=") == std::string::npos);
   CHECK(html.find("@import") == std::string::npos);
-  for (const char* title : {"wait-time CDF: debug", "share delivered / owed: product", "occupancy", "fragmented GPUs",
-                            "work lost to preemption by class"}) {
+  // One GPU node never fragments: that plot is left out, and a line says so.
+  for (const char* title : {"wait-time CDF: debug", "share delivered / owed: product", "occupancy",
+                            "no GPU was fragmented", "work lost to preemption by class"}) {
     INFO(title);
     CHECK(html.find(title) != std::string::npos);
   }
@@ -167,6 +171,187 @@ TEST_CASE("the verdict says, per measure, whether each policy is better or worse
   // One policy alone has nothing to be compared with.
   report.scenarios[0].policies.pop_back();
   CHECK_THAT(render_table(report, false), !Catch::Matchers::Contains("verdict:"));
+}
+
+}  // namespace replay_test
+
+namespace replay_test {
+namespace {
+
+// The seed's company at each load, two days of the normal scenario: the sweep `allot replay --load` runs.
+ScenarioReport sweep(const std::vector<double>& loads) {
+  const auto cluster = cluster_file("examples/clusters/saas-8gpu.toml");
+  const std::vector<ReplayPolicy> policies = {
+      {"baseline", "policies/baseline_labels.allot", compile_file("policies/baseline_labels.allot")},
+      {"saas", "policies/saas.allot", compile_file("policies/saas.allot")}};
+  ScenarioReport combined;
+  for (double load : loads) {
+    ScenarioOptions options;
+    options.days = 2;
+    options.load = load;
+    auto workload = generate_scenario(Scenario::normal, cluster, policies[0].policy->tables(), options);
+    REQUIRE(workload);
+    auto scenario = replay_workload(*workload, cluster, policies, SimulationOptions{}, MetricOptions{});
+    REQUIRE(scenario);
+    const SweepPoint point = sweep_point(*scenario, *workload, cluster, load, std::nullopt);
+    if (combined.sweep.empty()) combined = std::move(*scenario);
+    combined.sweep.push_back(point);
+  }
+  return combined;
+}
+
+double p90_of(const SweepResult& result, const std::string& job_class) {
+  for (const auto& [name, wait] : result.p90_waits) {
+    if (name == job_class) return wait;
+  }
+  FAIL("no class " << job_class);
+  return 0;
+}
+
+// Every <svg>...</svg> of a page.
+std::vector<std::string> plots_of(const std::string& html) {
+  std::vector<std::string> plots;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) {
+    plots.push_back(html.substr(at, html.find("</svg>", at) - at));
+  }
+  return plots;
+}
+
+SweepResult sweep_result(const std::string& policy, double debug_p90, double train_p90, double delivery,
+                         std::vector<std::string> failed) {
+  SweepResult result;
+  result.policy = policy;
+  result.p90_waits = {{"debug", debug_p90}, {"train", train_p90}};
+  result.worst_delivery = WindowDelivery{delivery, "exploration", 48};
+  result.delivery_gate = 0.95;
+  result.occupancy = 0.5 + delivery / 4;
+  result.gates = 4;
+  result.gates_passed = 4 - static_cast<int>(failed.size());
+  result.failed_gates = std::move(failed);
+  return result;
+}
+
+SweepPoint sweep_at(double load, std::vector<SweepResult> results) {
+  SweepPoint point;
+  point.load = load;
+  point.offered_load = load * 0.9;
+  point.gpus = 8;
+  point.nodes = 1;
+  point.policies = std::move(results);
+  return point;
+}
+
+}  // namespace
+
+TEST_CASE("a load sweep has one row per load, and the label queue's waits grow with the load",
+          "[simulator][report][sweep]") {
+  const ScenarioReport report = sweep({0.6, 1.0, 1.4});
+  REQUIRE(report.sweep.size() == 3);
+  for (const SweepPoint& point : report.sweep) {
+    INFO(point.load);
+    REQUIRE(point.policies.size() == 2);
+    CHECK(point.policies[0].policy == "baseline");
+    CHECK(point.policies[0].gates == 4);
+    CHECK(point.offered_load > 0);
+  }
+  CHECK(report.sweep[0].offered_load < report.sweep[2].offered_load);
+  const SweepResult& light = report.sweep.front().policies[0];
+  const SweepResult& heavy = report.sweep.back().policies[0];
+  for (const char* job_class : {"debug", "train"}) {
+    INFO(job_class);
+    CHECK(p90_of(heavy, job_class) >= p90_of(light, job_class));
+  }
+  CHECK(p90_of(heavy, "train") > p90_of(light, "train"));
+  ReplayReport replay;
+  replay.scenarios = {report};
+  const std::string table = render_table(replay, false);
+  CHECK_THAT(table, Catch::Matchers::Contains("load sweep: the same seed at each load"));
+  CHECK_THAT(table, Catch::Matchers::Contains("load 0.6") && Catch::Matchers::Contains("load 1.4"));
+  const auto json = nlohmann::json::parse(render_json(replay));
+  REQUIRE(json["workloads"][0]["sweep"].size() == 3);
+  CHECK(json["workloads"][0]["sweep"][2]["load"] == 1.4);
+  CHECK(json["workloads"][0]["sweep"][2]["results"][1]["policy"] == "saas");
+  CHECK(json["workloads"][0]["sweep"][2]["results"][0]["p90_wait_s"].contains("debug"));
+}
+
+TEST_CASE("the sweep's text: one row per load and policy, and where each policy first fails a gate",
+          "[simulator][report][sweep]") {
+  ScenarioReport scenario;
+  scenario.workload = "normal";
+  scenario.sweep = {
+      sweep_at(0.6, {sweep_result("baseline", 600, 3600, 0.97, {}), sweep_result("budget", 30, 1800, 1, {})}),
+      sweep_at(1.0,
+               {sweep_result("baseline", 1800, 20000, 0.9, {"share_delivery >= 95% over 7d", "p90_wait debug <= 5m"}),
+                sweep_result("budget", 60, 7200, 0.99, {})}),
+      sweep_at(1.4, {sweep_result("baseline", 5000, 90000, 0.7, {"p90_wait debug <= 5m"}),
+                     sweep_result("budget", 240, 30000, 0.96, {"p90_wait train <= 6h"})})};
+  ReplayReport report;
+  report.scenarios = {scenario};
+  const std::string table = render_table(report, false);
+  const std::string text = table.substr(table.find("  load sweep:"));
+  const auto golden = std::filesystem::path(ALLOT_SOURCE_DIR) / "tests/golden/replay/sweep.txt";
+  if (std::getenv("ALLOT_UPDATE_GOLDEN") != nullptr) std::ofstream(golden, std::ios::binary) << text;
+  CHECK(text == read_source("tests/golden/replay/sweep.txt"));
+
+  // In the HTML page: a p90 plot per class and the delivery plot, with the same sentences.
+  const std::string html = render_html(report);
+  CHECK_THAT(html, Catch::Matchers::Contains("p90 wait against load: debug"));
+  CHECK_THAT(html, Catch::Matchers::Contains("p90 wait (minutes)"));  // debug waits stay under two hours
+  CHECK_THAT(html, Catch::Matchers::Contains("p90 wait (hours)"));
+  CHECK_THAT(html, Catch::Matchers::Contains("worst program's share delivered against load"));
+  CHECK_THAT(html, Catch::Matchers::Contains(R"(stroke-dasharray="6 4")"));  // the gate
+  CHECK_THAT(html, Catch::Matchers::Contains("gate 95%"));
+  CHECK_THAT(html,
+             Catch::Matchers::Contains("`baseline` first fails a gate at load 1: share_delivery &gt;= 95% over 7d"));
+  CHECK_THAT(html, Catch::Matchers::Contains("`budget` first fails a gate at load 1.4: p90_wait train &lt;= 6h."));
+}
+
+TEST_CASE("no plot of the HTML page is empty, and every axis says its unit or dates", "[simulator][report]") {
+  const std::string html = render_html(compare(1));
+  const std::vector<std::string> plots = plots_of(html);
+  REQUIRE(plots.size() > 5);
+  for (const std::string& plot : plots) {
+    INFO(plot.substr(0, 160));
+    const bool line = plot.find(R"(<path d="M)") != std::string::npos;
+    const bool bar = plot.find(R"(<rect x=)") != std::string::npos && plot.find("<title>") != std::string::npos;
+    CHECK((line || bar));
+    CHECK(plot.find(R"(class="unit")") != std::string::npos);  // the y axis's unit
+  }
+  // Scenarios start on Monday 2026-11-30: time axes show weekdays and dates.
+  CHECK_THAT(html, Catch::Matchers::Contains(">Mon 11-30<") && Catch::Matchers::Contains(">Wed 12-02<"));
+  CHECK_THAT(html, Catch::Matchers::Contains(">date (UTC)<") && Catch::Matchers::Contains(">% of jobs<") &&
+                       Catch::Matchers::Contains(">% of GPUs up<") && Catch::Matchers::Contains(">GPU-hours<"));
+  CHECK_THAT(html, !Catch::Matchers::Contains(">day 1<"));
+}
+
+TEST_CASE("a plot with nothing to show is left out and one line says so", "[simulator][report]") {
+  ReplayReport report;
+  ScenarioReport scenario;
+  scenario.workload = "quiet";
+  PolicyMetrics metrics;
+  metrics.name = "only";
+  GroupMetrics debug;
+  debug.name = "debug";
+  debug.jobs = 2;
+  debug.waits = {0, 0};
+  metrics.classes = {debug};
+  metrics.all = debug;
+  metrics.all.name = "all";
+  metrics.series.hours = {0, 1, 2};
+  metrics.series.occupancy = {0.5, 0.5, 0.5};
+  metrics.series.fragmented_gpus = {0, 0, 0};
+  metrics.series.waiting_jobs = {0, 0, 0};
+  metrics.series.lost_gpu_hours = {0, 0, 0};
+  scenario.policies = {metrics};
+  report.scenarios = {scenario};
+  const std::string html = render_html(report);
+  for (const char* line :
+       {"no jobs of class debug waited", "no job waited", "no work was lost to preemption", "no GPU was fragmented"}) {
+    INFO(line);
+    CHECK_THAT(html, Catch::Matchers::Contains(std::string("<p class=note>") + line));
+  }
+  CHECK(plots_of(html).size() == 1);  // occupancy alone
+  CHECK_THAT(html, Catch::Matchers::Contains("aria-label=\"occupancy\""));
 }
 
 }  // namespace replay_test

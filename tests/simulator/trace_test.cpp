@@ -222,3 +222,87 @@ TEST_CASE("the example mappings fit the policies they are written for", "[simula
 }
 
 }  // namespace replay_test
+
+namespace replay_test {
+namespace {
+
+const char* kTwoRacks = R"([cluster]
+name = "lab"
+[[node]]
+name = "a"
+gpu_type = "h100"
+gpus = 8
+cpus = 64
+memory_gib = 512
+block = "rack-1"
+[[node]]
+name = "b"
+gpu_type = "h100"
+gpus = 8
+cpus = 64
+memory_gib = 512
+block = "rack-1"
+[[node]]
+name = "c"
+gpu_type = "h100"
+gpus = 8
+cpus = 64
+memory_gib = 512
+block = "rack-2"
+)";
+
+std::string node_names(const runtime::Inventory& inventory) {
+  std::string names;
+  for (const runtime::Node& node : inventory.nodes) {
+    names += (names.empty() ? "" : " ") + node.name + "@" + inventory.blocks[static_cast<std::size_t>(node.block)];
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("a cluster scaled by F has round(nodes x F) nodes: the first ones, or copies in racks of their own",
+          "[simulator][trace][sweep]") {
+  const auto cluster = cluster_text(kTwoRacks);
+  struct Case {
+    double factor;
+    std::string nodes;
+  };
+  const Case cases[] = {
+      {1.0, "a@rack-1 b@rack-1 c@rack-2"},
+      {0.5, "a@rack-1 b@rack-1"},  // round(1.5) = 2
+      {0.01, "a@rack-1"},          // at least one node
+      {2.0, "a@rack-1 b@rack-1 c@rack-2 a+2@rack-1+2 b+2@rack-1+2 c+2@rack-2+2"},
+      {1.4, "a@rack-1 b@rack-1 c@rack-2 a+2@rack-1+2"},
+  };
+  for (const Case& test : cases) {
+    INFO(test.factor);
+    const auto scaled = scale_cluster(cluster, test.factor);
+    CHECK(node_names(scaled) == test.nodes);
+    CHECK(scaled_node_count(cluster.nodes.size(), test.factor) == static_cast<long long>(scaled.nodes.size()));
+    CHECK(scaled.schedulable_gpus() == 8 * static_cast<int>(scaled.nodes.size()));
+  }
+}
+
+TEST_CASE("a trace's load at a scale is its offered GPU-hours over the scaled capacity", "[simulator][trace][sweep]") {
+  const auto cluster = cluster_text(kTwoRacks);
+  // 24 GPU-hours a day on 24 GPUs: load 1/24 on the cluster as it is.
+  auto rows = parse_trace(std::string(kHeader) +
+                              "j1,0,3600,8,g1,,completed\n"
+                              "j2,600,7200,8,g2,,completed\n"
+                              "wide,1200,3600,24,g1,,completed\n",
+                          "jobs.csv");
+  REQUIRE(rows);
+  auto full = trace_workload(*rows, saas_map(), cluster, "jobs.csv", 1);
+  REQUIRE(full);
+  CHECK(offered_load(*full, cluster) == Approx(48.0 / (24 * 24)));
+  // On one node the 24-GPU job can never run: it is left out, the rest offers three times the load.
+  const auto small = scale_cluster(cluster, 0.3);
+  auto scaled = trace_workload(*rows, saas_map(), small, "jobs.csv", 1);
+  REQUIRE(scaled);
+  CHECK(scaled->jobs.size() == 2);
+  CHECK(offered_load(*scaled, small) == Approx(24.0 / (8 * 24)));
+  CHECK_THAT(scaled->notes.front(), Catch::Matchers::Contains("1 jobs need more GPUs"));
+}
+
+}  // namespace replay_test

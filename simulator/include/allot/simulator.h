@@ -270,6 +270,14 @@ struct GateResult {
   std::string detail;  // e.g. which program fared worst
 };
 
+// The worst delivered / owed of any program over a sliding window where it had
+// sustained demand (something owed in at least half of the window's hours).
+struct WindowDelivery {
+  double delivery = 1;
+  std::string program;
+  double window_end_hours = 0;  // hours after the replay's start
+};
+
 // Time series for plots, downsampled to at most a few hundred points.
 struct Series {
   std::vector<double> hours;  // bucket starts, hours since the replay's start
@@ -297,6 +305,9 @@ struct PolicyMetrics {
   double beyond_user_share = 0;  // used beyond users' own shares / used, unit-hours
   double lost_work = 0;          // lost / used, GPU-time
   std::optional<double> deadline_slo;
+  // Over the policy's window (the whole replay if shorter); nullopt when no
+  // program had sustained demand. The share_delivery gate reads the same value.
+  std::optional<WindowDelivery> worst_window_delivery;
   std::vector<GateResult> gates;
   bool gates_passed = true;
   Series series;
@@ -314,6 +325,44 @@ struct MetricOptions {
 PolicyMetrics measure(const Workload& workload, const SimulationResult& result, const CompiledPolicy& policy,
                       const std::string& name, const MetricOptions& options);
 
+// ----------------------------------------------------------------- load sweep
+
+// One policy at one point of a load sweep: the numbers a capacity planner reads.
+struct SweepResult {
+  std::string policy;
+  std::vector<std::pair<std::string, double>> p90_waits;  // class name -> seconds, classes with jobs
+  std::optional<WindowDelivery> worst_delivery;           // PolicyMetrics::worst_window_delivery
+  std::optional<double> delivery_gate;  // the threshold of the policy's share_delivery gate, if it has one
+  double occupancy = 0;
+  int gates_passed = 0;
+  int gates = 0;
+  std::vector<std::string> failed_gates;  // as written in the policy
+};
+
+// One workload replayed at one load: a scenario generated at `load`, or a trace
+// on the cluster scaled by `capacity_scale` (scale_cluster).
+struct SweepPoint {
+  double load = 0;                       // scenarios: the generator's load; traces: offered_load
+  double offered_load = 0;               // offered_load of the workload replayed
+  std::optional<double> capacity_scale;  // traces only
+  int gpus = 0;                          // GPUs on up nodes
+  int nodes = 0;
+  std::size_t jobs = 0;
+  std::vector<SweepResult> policies;
+};
+
+// Offered GPU-hours (every job's work x GPUs) / GPU-hours of the cluster's up
+// nodes over [start, end): 1.0 asks for exactly the capacity.
+double offered_load(const Workload& workload, const runtime::Inventory& inventory);
+
+// The cluster with round(nodes x factor) nodes, at least one: the first nodes in
+// file order when smaller; when larger, copies of the file's nodes in order
+// ("gpu-01+2" is the second copy of gpu-01), each round of copies in racks of
+// its own ("rack-1+2"), as bought racks would be.
+runtime::Inventory scale_cluster(const runtime::Inventory& inventory, double factor);
+// round(nodes x factor), at least one: the node count scale_cluster gives.
+long long scaled_node_count(std::size_t nodes, double factor);
+
 // ------------------------------------------------------------------ reports
 
 // Every policy on one workload.
@@ -324,8 +373,15 @@ struct ScenarioReport {
   Seconds end = 0;
   std::size_t jobs = 0;
   std::vector<std::string> notes;
-  std::vector<PolicyMetrics> policies;
+  std::vector<PolicyMetrics> policies;  // with a sweep: at its first point
+  // Empty unless several loads or capacities were replayed; in the order given.
+  std::vector<SweepPoint> sweep;
 };
+
+// One point of a sweep from the full replay of it: `workload` replayed on
+// `inventory` under every policy of `scenario`.
+SweepPoint sweep_point(const ScenarioReport& scenario, const Workload& workload, const runtime::Inventory& inventory,
+                       double load, std::optional<double> capacity_scale);
 
 // A whole `allot replay` run.
 struct ReplayReport {

@@ -1,0 +1,69 @@
+// A terminal table: a label column, then aligned cells (colour codes do not
+// count towards a cell's width). The comparison table and the load sweep use it.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace allot::simulator {
+
+// Rows of label + one cell per column, printed with aligned columns.
+class Table {
+ public:
+  Table(std::vector<std::string> header, bool color) : header_(std::move(header)), color_(color) {}
+
+  void row(std::string label, std::vector<std::string> cells) { rows_.push_back({std::move(label), std::move(cells)}); }
+  void section(std::string title) { rows_.push_back({std::move(title), {}}); }
+
+  std::string render() const {
+    std::size_t label_width = 0;
+    std::vector<std::size_t> widths(header_.size(), 0);
+    for (std::size_t c = 0; c < header_.size(); ++c) widths[c] = header_[c].size();
+    for (const auto& [label, cells] : rows_) {
+      label_width = std::max(label_width, label.size());
+      for (std::size_t c = 0; c < cells.size() && c < widths.size(); ++c)
+        widths[c] = std::max(widths[c], visible(cells[c]));
+    }
+    std::string out = fmt::format("  {:<{}}", "", label_width);
+    for (std::size_t c = 0; c < header_.size(); ++c) out += fmt::format("  {:>{}}", header_[c], widths[c]);
+    out += "\n";
+    for (const auto& [label, cells] : rows_) {
+      out += fmt::format("  {:<{}}", label, label_width);
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        out += std::string(2 + widths[c] - visible(cells[c]), ' ') + cells[c];
+      }
+      out += "\n";
+    }
+    return out;
+  }
+
+  // A verdict, coloured on a terminal.
+  std::string verdict(bool passed, const std::string& text) const {
+    if (!color_) return text;
+    return (passed ? "\x1b[32m" : "\x1b[31m") + text + "\x1b[0m";
+  }
+
+ private:
+  // Printed width without colour codes.
+  static std::size_t visible(const std::string& text) {
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\x1b') {
+        while (i < text.size() && text[i] != 'm') ++i;
+      } else {
+        ++width;
+      }
+    }
+    return width;
+  }
+
+  std::vector<std::string> header_;
+  bool color_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows_;
+};
+
+}  // namespace allot::simulator
