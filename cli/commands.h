@@ -52,6 +52,7 @@ struct ReplayArguments {
   std::vector<double> loads = {1.3};    // scenario demand, a multiple of capacity; several: a load sweep
   std::vector<double> capacity_scales;  // a trace on the cluster scaled by each (empty: as it is)
   std::int64_t cycle_gap = 0;           // seconds at least between two cycles
+  int holds = 1;                        // blocked jobs per cycle that hold capacity (CycleOptions::blocked_holds)
 };
 int run_replay(const ReplayArguments& arguments);
 

@@ -103,6 +103,11 @@ int main(int argc, char** argv) {
       ->needs(trace_option);
   replay_command->add_option("--cycle-gap", replay.cycle_gap, "Seconds at least between two cycles (default 0)")
       ->check(bounded(0, 604800));
+  replay_command
+      ->add_option("--holds", replay.holds,
+                   "Blocked jobs per cycle that hold the capacity they wait for, lent out by backfill (default 1; "
+                   "docs/SCHEDULING.md)")
+      ->check(bounded(0, 64));
 
   allot::cli::CycleArguments cycle;
   auto* cycle_command =

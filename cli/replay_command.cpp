@@ -214,6 +214,7 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
       arguments, one_scale ? simulator::scale_cluster(inventory, arguments.capacity_scales[0]) : inventory, *policies);
   simulator::SimulationOptions simulation;
   simulation.min_cycle_gap = arguments.cycle_gap;
+  simulation.cycle.blocked_holds = static_cast<std::size_t>(arguments.holds);
   const SweepReplay replayer{
       *policies, simulation,
       arguments.trace.empty() ? arguments.loads.size() > 1 : arguments.capacity_scales.size() > 1};

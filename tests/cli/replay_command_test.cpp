@@ -142,6 +142,20 @@ TEST_CASE("replay --load with several loads adds a load sweep; one load changes 
   CHECK_THAT(swept.out, Catch::Contains("`baseline` ") && Catch::Contains("`budget` "));
 }
 
+TEST_CASE("replay --holds sets how many blocked jobs hold capacity each cycle", "[cli][replay]") {
+  // The large scenario's whole-node run is the blocked job a hold is for.
+  const auto one = run_allot(seed_replay("--scenario large --json -"));
+  const auto same = run_allot(seed_replay("--scenario large --holds 1 --json -"));
+  const auto none = run_allot(seed_replay("--scenario large --holds 0 --json -"));
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(none.exit_code == 0);
+  CHECK(same.out == one.out);  // 1 is the default
+  CHECK(none.out != one.out);
+  const auto bad = run_allot(seed_replay("--scenario large --holds 65"), true);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("--holds") && Catch::Contains("65"));
+}
+
 TEST_CASE("replay refuses a bad sweep list with exit 2, naming the option and the value", "[cli][replay][sweep]") {
   // The lists are checked before the trace is read: no trace is needed.
   const std::string trace = " --trace /nonexistent/trace.csv --map " + source("examples/workloads/philly_map.toml");

@@ -219,6 +219,32 @@ TEST_CASE("the example mappings fit the policies they are written for", "[simula
   auto large = load_trace_map(std::string(ALLOT_SOURCE_DIR) + "/examples/workloads/philly_large_org_map.toml");
   REQUIRE(large);
   CHECK_FALSE(check_trace_map(*large, compile_file("policies/large_org.allot")->tables()));
+  CHECK_FALSE(check_trace_map(*large, compile_file("policies/large_org_labels.allot")->tables()));
+}
+
+TEST_CASE("the label baseline of the large organisation has large_org's tree, classes and gates",
+          "[simulator][trace]") {
+  // The same budgets and contracts, so a replay of the two measures only the queue order.
+  const auto budget = compile_file("policies/large_org.allot");
+  const auto labels = compile_file("policies/large_org_labels.allot");
+  const PolicyTables& a = budget->tables();
+  const PolicyTables& b = labels->tables();
+  REQUIRE(a.accounts.size() == b.accounts.size());
+  for (std::size_t i = 0; i < a.accounts.size(); ++i) {
+    CHECK(a.accounts[i].path == b.accounts[i].path);
+    CHECK(a.accounts[i].share == b.accounts[i].share);
+  }
+  REQUIRE(a.classes.size() == b.classes.size());
+  for (std::size_t i = 0; i < a.classes.size(); ++i) CHECK(a.classes[i].name == b.classes[i].name);
+  REQUIRE(a.exceptions.size() == b.exceptions.size());
+  REQUIRE(a.gates.size() == b.gates.size());
+  for (std::size_t i = 0; i < a.gates.size(); ++i) {
+    CHECK(a.gates[i].metric == b.gates[i].metric);
+    CHECK(a.gates[i].subject == b.gates[i].subject);
+    CHECK(a.gates[i].threshold == b.gates[i].threshold);
+  }
+  CHECK(a.window == b.window);
+  CHECK_FALSE(labels->has_preempt());
 }
 
 }  // namespace replay_test
