@@ -1,5 +1,6 @@
 // Trace CSVs and mapping files: what a user gets when a row or a rule is
 // wrong (file, line, field), and how rows become jobs.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "replay_support.h"
@@ -247,35 +248,18 @@ TEST_CASE("the label baseline of the large organisation has large_org's tree, cl
   CHECK_FALSE(labels->has_preempt());
 }
 
-}  // namespace replay_test
-
-namespace replay_test {
 namespace {
 
-const char* kTwoRacks = R"([cluster]
-name = "lab"
-[[node]]
-name = "a"
-gpu_type = "h100"
-gpus = 8
-cpus = 64
-memory_gib = 512
-block = "rack-1"
-[[node]]
-name = "b"
-gpu_type = "h100"
-gpus = 8
-cpus = 64
-memory_gib = 512
-block = "rack-1"
-[[node]]
-name = "c"
-gpu_type = "h100"
-gpus = 8
-cpus = 64
-memory_gib = 512
-block = "rack-2"
-)";
+// Three nodes of 8 H100s: `a` and `b` in rack-1, `c` in rack-2.
+std::string two_racks() {
+  std::string text = "[cluster]\nname = \"lab\"\n";
+  for (const auto& [name, block] : {std::pair{"a", "rack-1"}, {"b", "rack-1"}, {"c", "rack-2"}}) {
+    text += fmt::format(
+        "[[node]]\nname = \"{}\"\ngpu_type = \"h100\"\ngpus = 8\ncpus = 64\nmemory_gib = 512\nblock = \"{}\"\n", name,
+        block);
+  }
+  return text;
+}
 
 std::string node_names(const runtime::Inventory& inventory) {
   std::string names;
@@ -289,7 +273,7 @@ std::string node_names(const runtime::Inventory& inventory) {
 
 TEST_CASE("a cluster scaled by F has round(nodes x F) nodes: the first ones, or copies in racks of their own",
           "[simulator][trace][sweep]") {
-  const auto cluster = cluster_text(kTwoRacks);
+  const auto cluster = cluster_text(two_racks());
   struct Case {
     double factor;
     std::string nodes;
@@ -311,7 +295,7 @@ TEST_CASE("a cluster scaled by F has round(nodes x F) nodes: the first ones, or 
 }
 
 TEST_CASE("a trace's load at a scale is its offered GPU-hours over the scaled capacity", "[simulator][trace][sweep]") {
-  const auto cluster = cluster_text(kTwoRacks);
+  const auto cluster = cluster_text(two_racks());
   // 24 GPU-hours a day on 24 GPUs: load 1/24 on the cluster as it is.
   auto rows = parse_trace(std::string(kHeader) +
                               "j1,0,3600,8,g1,,completed\n"

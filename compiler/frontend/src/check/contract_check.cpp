@@ -92,9 +92,9 @@ constexpr double kMaxClassCount = 1'000'000;
 // The only form of the words after a fast lane's number: `gpus per program`
 // (`gpu per program` after a 1).
 bool fast_lane_words_valid(const ast::ClassProperty& property) {
-  const std::string unit = property.value == 1 ? "gpu" : "gpus";
-  return property.words == std::vector<std::string>{"gpus", "per", "program"} ||
-         property.words == std::vector<std::string>{unit, "per", "program"};
+  const auto& words = property.words;
+  return words.size() == 3 && (words[0] == "gpus" || (words[0] == "gpu" && property.value == 1)) && words[1] == "per" &&
+         words[2] == "program";
 }
 
 bool value_is_valid(const ast::ClassProperty& property) {
