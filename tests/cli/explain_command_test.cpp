@@ -21,7 +21,7 @@ TEST_CASE("allot explain tells a person why a job waits and when it can run", "[
   const auto run = run_allot("explain " + kWednesday + " product-train-3");
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.out, Catch::StartsWith("Job `product-train-3` (product, class `train`) is waiting: 5th of 7 in the "
-                                        "queue, rank 1000.17.\n"));
+                                        "queue, rank 2000.17.\n"));
   CHECK_THAT(run.out, Catch::Contains("Why it is not running: no node has 1 free GPU (the most on one node is 0).\n"));
   CHECK_THAT(run.out, Catch::Contains("Next opportunity to run: 2026-12-02T11:05:00Z on `gpu-01`, when `product-eval` "
                                       "is expected to end.\n"));

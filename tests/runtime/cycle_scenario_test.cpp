@@ -1,7 +1,8 @@
 // The seed's story on its eight-GPU SaaS company (policies/saas.allot):
 // product idles on Tuesday and exploration uses the cycles as unassigned
-// capacity; product returns on Wednesday and its fair share lifts it to the
-// front without evicting any job before its protected window ends; a debug
+// capacity; product returns on Wednesday and its fair share and the share it
+// lacks now lift it to the front without evicting any job before its
+// protected window ends; a debug
 // job gets a GPU within one cycle on a saturated cluster; a deadline
 // evaluation meets its deadline.
 #include <fmt/format.h>
