@@ -2,7 +2,8 @@
 // (allot/accounting.h), stepped once per interval between events, plus what
 // the report shows of it: each program's owed, delivered and borrowed
 // unit-hours, the timeline of owed and delivered rates, used and unassigned
-// capacity.
+// capacity, and what held the capacity a program below its share lacked
+// (Shortfall).
 #pragma once
 
 #include <map>
@@ -28,8 +29,13 @@ class ProgramBook {
   void add_load(int node, double demand, double usage) {
     book_.add_load(static_cast<std::size_t>(node), demand, usage);
   }
-  // Accounts for [from, until) at `capacity` (unit per hour), with the shares in force at `from`.
-  void step(Seconds from, Seconds until, double capacity, TimelineBuilder& timeline);
+  // The program (index into programs()) a node belongs to; -1 for the root.
+  int program_of(int node) const { return program_of_node_[static_cast<std::size_t>(node)]; }
+  // Accounts for [from, until) at `capacity` (unit per hour), with the shares
+  // in force at `from`. `held[p]` is what program p's running jobs hold, by
+  // Shortfall cause (unit per hour; `free` unused).
+  void step(Seconds from, Seconds until, double capacity, const std::vector<ShortfallHours>& held,
+            TimelineBuilder& timeline);
   // Each leaf's owed-minus-delivered unit-hours over the window ending at `now`.
   std::map<std::string, double> debt(Seconds now) { return book_.debt_in_window(now, window_); }
 
@@ -43,8 +49,10 @@ class ProgramBook {
   runtime::EntitlementBook book_;
   Seconds window_;
   std::vector<std::size_t> program_nodes_;
+  std::vector<int> program_of_node_;
   std::vector<ProgramTotals> programs_;
   std::vector<double> owed_rates_, delivered_rates_;
+  std::vector<ShortfallHours> shortfall_rates_;
   double used_hours_ = 0;
   double unassigned_hours_ = 0;
   double beyond_user_share_hours_ = 0;

@@ -66,7 +66,61 @@ std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, con
   return {std::nullopt, fmt::format("unknown metric `{}`", metric)};
 }
 
+// What held the capacity the worst program lacked, largest part first.
+std::string shortfall_why(const WindowDelivery& worst) {
+  double lacked = 0;
+  for (double hours : worst.shortfall) lacked += hours;
+  if (lacked <= kTiny) return "";
+  std::vector<std::size_t> order(kShortfallCauses);
+  for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return worst.shortfall[a] > worst.shortfall[b]; });
+  std::string parts;
+  for (std::size_t c : order) {
+    const double fraction = worst.shortfall[c] / lacked;
+    if (fraction < 0.005) continue;
+    if (!parts.empty()) parts += ", ";
+    parts += fmt::format("{} {}", format_percent(fraction), shortfall_text(static_cast<Shortfall>(c)));
+  }
+  return fmt::format(
+      "`{}` received {} of the {:.1f} unit-hours it was owed in its worst {}; of the {:.1f} it lacked, {}",
+      worst.program, format_percent(worst.delivery), worst.owed, format_duration(worst.window_hours * 3600), lacked,
+      parts);
+}
+
 }  // namespace
+
+const char* shortfall_text(Shortfall cause) {
+  switch (cause) {
+    case Shortfall::free:
+      return "was free or held for another waiting job";
+    case Shortfall::not_taken:
+      return "was on jobs preemption could stop but did not";
+    case Shortfall::grace:
+      return "was on jobs stopping in their grace";
+    case Shortfall::protected_:
+      return "was on jobs inside their protection";
+    case Shortfall::not_preemptible:
+      return "was on jobs that may not be preempted";
+  }
+  return "";
+}
+
+const char* shortfall_key(Shortfall cause) {
+  switch (cause) {
+    case Shortfall::free:
+      return "free";
+    case Shortfall::not_taken:
+      return "not_taken";
+    case Shortfall::grace:
+      return "grace";
+    case Shortfall::protected_:
+      return "protected";
+    case Shortfall::not_preemptible:
+      return "not_preemptible";
+  }
+  return "";
+}
 
 std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& result, double window_seconds) {
   const Timeline& timeline = result.timeline;
@@ -74,6 +128,7 @@ std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& resu
   const auto wanted = static_cast<std::size_t>(std::max(1.0, window_seconds / static_cast<double>(timeline.bucket)));
   const std::size_t width = std::min(wanted, buckets);
   std::optional<WindowDelivery> worst;
+  std::size_t worst_program = 0, worst_begin = 0;
   for (std::size_t p = 0; p < timeline.program_owed.size(); ++p) {
     const auto owed = prefix_sums(timeline.program_owed[p], false);
     const auto delivered = prefix_sums(timeline.program_delivered[p], false);
@@ -86,6 +141,17 @@ std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& resu
       if (worst && ratio >= worst->delivery) continue;
       worst = WindowDelivery{ratio, result.programs[p].name,
                              static_cast<double>(end * static_cast<std::size_t>(timeline.bucket)) / 3600.0};
+      worst_program = p;
+      worst_begin = begin;
+    }
+  }
+  if (!worst) return worst;
+  worst->window_hours = static_cast<double>(width * static_cast<std::size_t>(timeline.bucket)) / 3600.0;
+  for (std::size_t bucket = worst_begin; bucket < worst_begin + width; ++bucket) {
+    worst->owed += timeline.program_owed[worst_program][bucket];
+    if (worst_program >= timeline.program_shortfall.size()) continue;
+    for (std::size_t c = 0; c < kShortfallCauses; ++c) {
+      worst->shortfall[c] += timeline.program_shortfall[worst_program][bucket][c];
     }
   }
   return worst;
@@ -102,6 +168,11 @@ std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyM
     verdict.value = value;
     verdict.detail = std::move(detail);
     verdict.passed = !value || compare(*value, gate.op, gate.threshold);
+    if (!verdict.passed && gate.metric == "share_delivery") {
+      const auto worst = !gate.window || *gate.window == tables.window ? metrics.worst_window_delivery
+                                                                       : worst_window_delivery(result, *gate.window);
+      if (worst) verdict.why = shortfall_why(*worst);
+    }
     gates.push_back(std::move(verdict));
   }
   return gates;

@@ -131,7 +131,8 @@ std::string gates_table(const ScenarioReport& scenario) {
       html += fmt::format(
           R"(<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class="{}">{}</td><td class=note>{}</td></tr>)",
           escape_html(metrics.name), escape_html(gate.text), value, gate.passed ? "pass" : "fail",
-          gate.passed ? "pass" : "FAIL", escape_html(gate.detail));
+          gate.passed ? "pass" : "FAIL",
+          escape_html(gate.detail) + (gate.why.empty() ? "" : "<br>why: " + escape_html(gate.why)));
     }
   }
   return html + "</table>";

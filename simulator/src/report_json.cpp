@@ -27,6 +27,14 @@ Json fixed_list(const std::vector<double>& values, int decimals = 4) {
 
 Json optional_number(const std::optional<double>& value) { return value ? Json(fixed(*value)) : Json(nullptr); }
 
+// Unit-hours by Shortfall cause, keyed by shortfall_key.
+Json shortfall_json(const ShortfallHours& hours) {
+  Json json = Json::object();
+  for (std::size_t c = 0; c < kShortfallCauses; ++c)
+    json[shortfall_key(static_cast<Shortfall>(c))] = fixed(hours[c], 3);
+  return json;
+}
+
 Json group_json(const GroupMetrics& group) {
   Json json;
   json["name"] = group.name;
@@ -48,6 +56,7 @@ Json group_json(const GroupMetrics& group) {
                      {"owed_unit_hours", fixed(share.owed, 3)},
                      {"delivered_unit_hours", fixed(share.delivered, 3)},
                      {"borrowed_unit_hours", fixed(share.borrowed, 3)},
+                     {"shortfall_unit_hours", shortfall_json(share.shortfall)},
                      {"delivery", share.owed > 0 ? Json(fixed(share.delivered / share.owed)) : Json(nullptr)}};
   }
   return json;
@@ -62,7 +71,8 @@ Json gate_json(const GateResult& gate) {
               {"window_s", optional_number(gate.gate.window)},
               {"value", optional_number(gate.value)},
               {"passed", gate.passed},
-              {"detail", gate.detail}};
+              {"detail", gate.detail},
+              {"why", gate.why.empty() ? Json(nullptr) : Json(gate.why)}};
 }
 
 Json series_json(const Series& series, const std::vector<GroupMetrics>& programs) {
@@ -101,6 +111,17 @@ Json policy_json(const PolicyMetrics& metrics) {
   json["gates"] = Json::array();
   for (const GateResult& gate : metrics.gates) json["gates"].push_back(gate_json(gate));
   json["gates_passed"] = metrics.gates_passed;
+  if (metrics.worst_window_delivery) {
+    const WindowDelivery& worst = *metrics.worst_window_delivery;
+    json["worst_window"] = {{"program", worst.program},
+                            {"delivery", fixed(worst.delivery)},
+                            {"window_end_hours", fixed(worst.window_end_hours, 2)},
+                            {"window_hours", fixed(worst.window_hours, 2)},
+                            {"owed_unit_hours", fixed(worst.owed, 3)},
+                            {"shortfall_unit_hours", shortfall_json(worst.shortfall)}};
+  } else {
+    json["worst_window"] = nullptr;
+  }
   json["series"] = series_json(metrics.series, metrics.programs);
   json["events"] = metrics.events;
   json["cycles"] = metrics.cycles;

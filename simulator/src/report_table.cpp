@@ -53,6 +53,32 @@ void program_rows(const ScenarioReport& scenario, Table& table) {
   }
 }
 
+// What held the capacity programs below their share lacked, summed over programs.
+void shortfall_rows(const ScenarioReport& scenario, Table& table) {
+  static const char* const kLabels[kShortfallCauses] = {"  free or held for a waiting job",
+                                                        "  on jobs preemption could stop", "  on jobs in their grace",
+                                                        "  on protected jobs", "  on jobs never preempted"};
+  table.section("undelivered to programs (unit-h), by what held it");
+  table.row("  all", cells(scenario, [](const PolicyMetrics& m) {
+              double total = 0;
+              for (const GroupMetrics& group : m.programs) {
+                if (group.share) total += group.share->owed - group.share->delivered;
+              }
+              return fmt::format("{:.1f}", total);
+            }));
+  for (std::size_t c = 0; c < kShortfallCauses; ++c) {
+    table.row(kLabels[c], cells(scenario, [&](const PolicyMetrics& m) {
+                double part = 0, total = 0;
+                for (const GroupMetrics& group : m.programs) {
+                  if (!group.share) continue;
+                  part += group.share->shortfall[c];
+                  for (double hours : group.share->shortfall) total += hours;
+                }
+                return total > 0 ? fmt::format("{:.1f} ({})", part, format_percent(part / total)) : std::string("-");
+              }));
+  }
+}
+
 void cluster_rows(const ScenarioReport& scenario, Table& table, Seconds threshold) {
   table.row(fmt::format("starved (> {})", format_duration(static_cast<double>(threshold))),
             cells(scenario, [](const PolicyMetrics& m) { return fmt::format("{}", m.all.starved); }));
@@ -144,11 +170,18 @@ std::string render_table(const ReplayReport& report, bool color) {
     class_rows(scenario, table);
     program_wait_rows(scenario, table);
     program_rows(scenario, table);
+    shortfall_rows(scenario, table);
     cluster_rows(scenario, table, report.starvation_threshold);
     unfinished_rows(scenario, table);
     gate_rows(scenario, table);
     verdict_rows(verdict, scenario, table);
-    out += table.render() + render_sweep_text(scenario, color) + "\n";
+    out += table.render();
+    for (const PolicyMetrics& metrics : scenario.policies) {
+      for (const GateResult& gate : metrics.gates) {
+        if (!gate.why.empty()) out += fmt::format("  why `{}` fails `{}`: {}\n", metrics.name, gate.text, gate.why);
+      }
+    }
+    out += render_sweep_text(scenario, color) + "\n";
   }
   return out;
 }

@@ -32,7 +32,7 @@ Simulation::Simulation(const Workload& workload, const runtime::Inventory& inven
 SimulationResult Simulation::run() {
   now_ = workload_.start;
   schedule_node_events();
-  levels_ = cluster_levels(state_);
+  measure_levels();
   while (const auto next = next_time()) {
     if (*next >= workload_.end) break;
     advance_to(*next);
@@ -43,7 +43,7 @@ SimulationResult Simulation::run() {
       run_cycles();
       cycle_due_ = false;
     }
-    levels_ = cluster_levels(state_);
+    measure_levels();
     report_progress();
   }
   advance_to(workload_.end);
@@ -72,9 +72,30 @@ std::optional<Seconds> Simulation::next_time() const {
 void Simulation::advance_to(Seconds time) {
   time = std::max(time, now_);
   timeline_.add_levels(now_, time, levels_);
-  book_.step(now_, time, capacity_rate_, timeline_);
+  book_.step(now_, time, capacity_rate_, held_, timeline_);
   now_ = time;
   state_.now = time;
+}
+
+// The cluster's levels, and what each program's running jobs hold by how
+// preemption sees them, until the next event.
+void Simulation::measure_levels() {
+  levels_ = cluster_levels(state_);
+  held_.assign(book_.programs().size(), ShortfallHours{});
+  for (const runtime::RunningJob& running : state_.running) {
+    const JobState& job = jobs_[static_cast<std::size_t>(index_of(running.request.id))];
+    const int program = book_.program_of(job.account_node);
+    if (program < 0) continue;
+    Shortfall cause = Shortfall::not_taken;
+    if (running.stopping_at) {
+      cause = Shortfall::grace;
+    } else if (!running.contract.preemptible || !running.request.requeueable) {
+      cause = Shortfall::not_preemptible;
+    } else if (now_ < running.contract.protected_until) {
+      cause = Shortfall::protected_;
+    }
+    held_[static_cast<std::size_t>(program)][static_cast<std::size_t>(cause)] += job.rate;
+  }
 }
 
 // Handles every event due now; true when the cluster changed so a cycle should run.

@@ -75,6 +75,7 @@ class Simulation {
   void push(Event event);
   void schedule_node_events();
   void report_progress();
+  void measure_levels();
 
   // simulation_jobs.cpp: jobs moving between states.
   void arrive(int job);
@@ -104,6 +105,7 @@ class Simulation {
   ProgramBook book_;
   TimelineBuilder timeline_;
   ClusterLevels levels_;
+  std::vector<ShortfallHours> held_;  // per program, by Shortfall cause, unit per hour (measure_levels)
   std::vector<JobState> jobs_;
   std::vector<JobOutcome> outcomes_;
   std::unordered_map<std::string, int> index_;

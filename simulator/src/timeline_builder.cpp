@@ -14,6 +14,7 @@ TimelineBuilder::TimelineBuilder(Seconds start, Seconds end, Seconds bucket, std
   }
   timeline_.program_owed.assign(programs, std::vector<double>(buckets_, 0.0));
   timeline_.program_delivered.assign(programs, std::vector<double>(buckets_, 0.0));
+  timeline_.program_shortfall.assign(programs, std::vector<ShortfallHours>(buckets_, ShortfallHours{}));
 }
 
 template <class Add>
@@ -39,12 +40,15 @@ void TimelineBuilder::add_levels(Seconds from, Seconds until, const ClusterLevel
 }
 
 void TimelineBuilder::add_programs(Seconds from, Seconds until, const std::vector<double>& owed,
-                                   const std::vector<double>& delivered) {
+                                   const std::vector<double>& delivered, const std::vector<ShortfallHours>& shortfall) {
   split(from, until, [&](std::size_t bucket, double seconds) {
     const double hours = seconds / 3600.0;
     for (std::size_t p = 0; p < owed.size(); ++p) {
       timeline_.program_owed[p][bucket] += owed[p] * hours;
       timeline_.program_delivered[p][bucket] += delivered[p] * hours;
+      for (std::size_t c = 0; c < kShortfallCauses; ++c) {
+        timeline_.program_shortfall[p][bucket][c] += shortfall[p][c] * hours;
+      }
     }
   });
 }

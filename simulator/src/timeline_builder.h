@@ -23,8 +23,10 @@ class TimelineBuilder {
 
   // Adds `levels` held over [from, until).
   void add_levels(Seconds from, Seconds until, const ClusterLevels& levels);
-  // Adds each program's owed and delivered rates (unit per hour) held over [from, until).
-  void add_programs(Seconds from, Seconds until, const std::vector<double>& owed, const std::vector<double>& delivered);
+  // Adds each program's owed and delivered rates and its shortfall by cause
+  // (unit per hour) held over [from, until).
+  void add_programs(Seconds from, Seconds until, const std::vector<double>& owed, const std::vector<double>& delivered,
+                    const std::vector<ShortfallHours>& shortfall);
   // Records GPU-seconds of work lost at `at`.
   void add_lost(Seconds at, double gpu_seconds);
 

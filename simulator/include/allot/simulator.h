@@ -6,6 +6,7 @@
 // (terminal table, JSON, HTML) come out. docs/REPLAY.md documents the JSON.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -199,6 +200,21 @@ struct JobOutcome {
   int stops = 0;                // preemptions and drains
 };
 
+// What held the capacity a program below its share lacked while it had work
+// waiting. The capacity was free (held for a blocked job, of a shape no
+// waiting job fits, or between cycles), or held by programs beyond their own
+// shares, whose jobs are counted in this order: those preemption may stop
+// (past protection, preemptible, requeueable) but did not, those stopping in
+// their grace, those inside their protection, those that may never be
+// preempted. docs/REPLAY.md "Why a program was short".
+enum class Shortfall { free, not_taken, grace, protected_, not_preemptible };
+inline constexpr std::size_t kShortfallCauses = 5;
+using ShortfallHours = std::array<double, kShortfallCauses>;  // unit-hours, by Shortfall
+// "free or held for a waiting job", "past protection, not taken", ... for reports.
+const char* shortfall_text(Shortfall cause);
+// "free", "not_taken", "grace", "protected", "not_preemptible" for JSON.
+const char* shortfall_key(Shortfall cause);
+
 // Per-bucket totals over the replay; bucket i covers [start + i*bucket, +bucket).
 struct Timeline {
   Seconds start = 0;
@@ -211,6 +227,7 @@ struct Timeline {
   std::vector<double> waiting_jobs;               // job-seconds waiting (average = / bucket)
   std::vector<std::vector<double>> program_owed;  // [program][bucket], unit-hours
   std::vector<std::vector<double>> program_delivered;
+  std::vector<std::vector<ShortfallHours>> program_shortfall;  // [program][bucket]: owed - delivered, by cause
 };
 
 // A program's (top-level account's) entitlement totals, in unit-hours.
@@ -219,7 +236,8 @@ struct ProgramTotals {
   double share = 0;  // of the cluster, before exceptions
   double owed = 0;
   double delivered = 0;
-  double borrowed = 0;  // unassigned capacity it used beyond its share
+  double borrowed = 0;         // unassigned capacity it used beyond its share
+  ShortfallHours shortfall{};  // owed - delivered, by what held the capacity
 };
 
 // Everything one policy's replay produced.
@@ -268,6 +286,10 @@ struct GateResult {
   std::optional<double> value;  // nullopt: nothing to measure (e.g. no deadline jobs)
   bool passed = true;
   std::string detail;  // e.g. which program fared worst
+  // For a failed share_delivery gate: what held the capacity the worst program
+  // lacked in its worst window ("of the 15.1 unit-hours it lacked, 61% was on
+  // jobs inside their protection, ..."); empty otherwise.
+  std::string why;
 };
 
 // The worst delivered / owed of any program over a sliding window where it had
@@ -276,6 +298,9 @@ struct WindowDelivery {
   double delivery = 1;
   std::string program;
   double window_end_hours = 0;  // hours after the replay's start
+  double window_hours = 0;
+  double owed = 0;             // the program's, over the window, in unit-hours
+  ShortfallHours shortfall{};  // the program's owed - delivered over the window, by cause
 };
 
 // Time series for plots, downsampled to at most a few hundred points.

@@ -1,0 +1,137 @@
+// Why a program was short: on one eight-GPU node, alpha fills every GPU at
+// the start and beta (the same 50% share) asks for four GPUs an hour later.
+// What held the four GPUs beta lacked depends only on alpha's contract and
+// on the policy's `preempt`; the replay must name it, and its parts must add
+// up to what beta was owed and did not receive.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "replay_support.h"
+
+namespace replay_test {
+namespace {
+
+const char* kNode = R"([[group]]
+prefix = "node-"
+count = 1
+digits = 2
+gpu_type = "h100"
+gpus = 8
+cpus = 64
+memory_gib = 512
+block = "rack-1"
+)";
+
+// `contract` is alpha's class body; `preempt` the policy's predicate ("" for none).
+std::string policy_with(const std::string& contract, const std::string& preempt) {
+  return fmt::format(R"(policy shortfall {{
+  unit gpu_hours {{ h100 = 1.0 }}
+  window 7d
+  tree {{
+    alpha 50% {{ owner "a@example.com" review 2027-01-31 hypothesis "alpha's bet" }}
+    beta 50% {{ owner "b@example.com" review 2027-01-31 hypothesis "beta's bet" }}
+  }}
+  class long {{
+{}
+  }}
+  class short {{
+    max_runtime 12h
+    checkpoint every 30m
+    protect 30m
+    resumable
+  }}
+  rank = 0
+{}
+}}
+)",
+                     contract, preempt.empty() ? "" : "  preempt when " + preempt);
+}
+
+struct Case {
+  const char* name;
+  std::string contract;
+  std::string preempt;
+  Shortfall cause;    // what held what beta lacked
+  double lacked_min;  // unit-hours beta did not receive, at least and at most
+  double lacked_max;
+};
+
+double total(const ShortfallHours& hours) { return std::accumulate(hours.begin(), hours.end(), 0.0); }
+
+}  // namespace
+
+TEST_CASE("the replay names what held the capacity a program below its share lacked", "[simulator][shortfall]") {
+  const Case cases[] = {
+      // Alpha's jobs run to completion: beta waits their 10 hours behind them (4 GPUs x 9 h).
+      {"run to completion", "    preemptible false", "true", Shortfall::not_preemptible, 35, 37},
+      // Protected for 3 hours, then beta takes its four GPUs back: 4 GPUs x 2 h behind protection.
+      {"protected, then preempted", "    protect 3h\n    checkpoint every 30m\n    resumable", "true",
+       Shortfall::protected_, 7.5, 8.5},
+      // Preemptible from 30 minutes on, but the policy never preempts: 4 GPUs x 9 h on jobs it could have stopped.
+      {"preemptible, no preempt", "    checkpoint every 30m\n    protect 30m\n    resumable", "", Shortfall::not_taken,
+       35, 37},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto policy = compile_text(policy_with(c.contract, c.preempt));
+      std::vector<WorkloadJob> jobs;
+      for (int i = 0; i < 8; ++i) jobs.push_back(job(fmt::format("alpha-{}", i), "alpha", "long", 1, 10 * kHour));
+      for (int i = 0; i < 4; ++i) {
+        jobs.push_back(job(fmt::format("beta-{}", i), "beta", "short", 1, 10 * kHour, kHour));
+      }
+      const Workload workload = workload_of(std::move(jobs));
+      const SimulationResult result = simulate_or_fail(workload, cluster_text(kNode), *policy);
+
+      REQUIRE(result.programs.size() == 2);
+      const ProgramTotals& beta = result.programs[1];
+      const double lacked = beta.owed - beta.delivered;
+      CHECK(lacked >= c.lacked_min);
+      CHECK(lacked <= c.lacked_max);
+      // Every undelivered unit-hour is accounted for, and all of it by the one cause.
+      CHECK(total(beta.shortfall) == Approx(lacked).margin(1e-6));
+      CHECK(beta.shortfall[static_cast<std::size_t>(c.cause)] == Approx(lacked).margin(1e-6));
+      // Alpha was never short, so nothing is undelivered to it.
+      CHECK(total(result.programs[0].shortfall) == Approx(0).margin(1e-6));
+      // The timeline's buckets carry the same hours.
+      double in_buckets = 0;
+      for (const ShortfallHours& bucket : result.timeline.program_shortfall[1]) in_buckets += total(bucket);
+      CHECK(in_buckets == Approx(lacked).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("a failed share_delivery gate says what held the capacity the worst program lacked",
+          "[simulator][shortfall]") {
+  std::string text = policy_with("    preemptible false", "true");
+  text.insert(text.rfind('}'), "  gates {\n    share_delivery >= 95%\n  }\n");
+  const auto policy = compile_text(text);
+  std::vector<WorkloadJob> jobs;
+  for (int i = 0; i < 8; ++i) jobs.push_back(job(fmt::format("alpha-{}", i), "alpha", "long", 1, 10 * kHour));
+  for (int i = 0; i < 4; ++i) jobs.push_back(job(fmt::format("beta-{}", i), "beta", "short", 1, 10 * kHour, kHour));
+  const Workload workload = workload_of(std::move(jobs));
+  const SimulationResult result = simulate_or_fail(workload, cluster_text(kNode), *policy);
+  const PolicyMetrics metrics = measure(workload, result, *policy, "pinned", MetricOptions{});
+
+  REQUIRE(metrics.gates.size() == 1);
+  const GateResult& gate = metrics.gates[0];
+  CHECK_FALSE(gate.passed);
+  CHECK_THAT(gate.why, Catch::StartsWith("`beta` received"));
+  CHECK_THAT(gate.why, Catch::Contains("100.0% was on jobs that may not be preempted"));
+  REQUIRE(metrics.worst_window_delivery);
+  CHECK(metrics.worst_window_delivery->program == "beta");
+  CHECK(total(metrics.worst_window_delivery->shortfall) ==
+        Approx(metrics.worst_window_delivery->owed * (1 - metrics.worst_window_delivery->delivery)).margin(1e-6));
+
+  // The terminal report and the JSON document say it after the gates.
+  ReplayReport report;
+  report.scenarios.push_back(
+      ScenarioReport{"pinned", "", workload.start, workload.end, workload.jobs.size(), {}, {metrics}, {}});
+  const std::string table = render_table(report, false);
+  CHECK_THAT(table, Catch::Contains("why `pinned` fails `share_delivery >= 95%`: `beta` received"));
+  CHECK_THAT(table, Catch::Contains("on jobs never preempted"));
+  CHECK_THAT(render_json(report), Catch::Contains("\"why\": \"`beta` received"));
+}
+
+}  // namespace replay_test
