@@ -66,26 +66,52 @@ std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, con
   return {std::nullopt, fmt::format("unknown metric `{}`", metric)};
 }
 
-// What held the capacity the worst program lacked, largest part first.
-std::string shortfall_why(const WindowDelivery& worst) {
-  double lacked = 0;
-  for (double hours : worst.shortfall) lacked += hours;
-  if (lacked <= kTiny) return "";
+// "61.0% was on jobs inside their protection, 22.0% was ...": each cause's
+// part of `hours`, largest first, leaving out parts under half a percent.
+std::string cause_list(const ShortfallHours& hours, double total) {
   std::vector<std::size_t> order(kShortfallCauses);
   for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return worst.shortfall[a] > worst.shortfall[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return hours[a] > hours[b]; });
   std::string parts;
   for (std::size_t c : order) {
-    const double fraction = worst.shortfall[c] / lacked;
+    const double fraction = hours[c] / total;
     if (fraction < 0.005) continue;
     if (!parts.empty()) parts += ", ";
     parts += fmt::format("{} {}", format_percent(fraction), shortfall_text(static_cast<Shortfall>(c)));
   }
+  return parts;
+}
+
+// What held the capacity the worst program lacked in its worst window.
+std::string shortfall_why(const WindowDelivery& worst) {
+  double lacked = 0;
+  for (double hours : worst.shortfall) lacked += hours;
+  if (lacked <= kTiny) return "";
   return fmt::format(
       "`{}` received {} of the {:.1f} unit-hours it was owed in its worst {}; of the {:.1f} it lacked, {}",
       worst.program, format_percent(worst.delivery), worst.owed, format_duration(worst.window_hours * 3600), lacked,
-      parts);
+      cause_list(worst.shortfall, lacked));
+}
+
+bool is_wait_metric(const std::string& metric) {
+  return metric == "p50_wait" || metric == "p90_wait" || metric == "max_wait" || metric == "time_to_first_progress";
+}
+
+// What the cluster's capacity was doing while the gate's jobs waited.
+std::string wait_why(const GateInfo& gate, const PolicyTables& tables, const SimulationResult& result) {
+  ShortfallHours hours{};
+  double total = 0;
+  for (std::size_t k = 0; k < result.class_waits.size() && k < tables.classes.size(); ++k) {
+    if (!gate.subject.empty() && tables.classes[k].name != gate.subject) continue;
+    for (std::size_t c = 0; c < kShortfallCauses; ++c) {
+      hours[c] += result.class_waits[k][c];
+      total += result.class_waits[k][c];
+    }
+  }
+  if (total <= kTiny) return "";
+  const std::string jobs = gate.subject.empty() ? std::string("jobs") : fmt::format("`{}` jobs", gate.subject);
+  return fmt::format("while {} waited ({:.1f} job-hours in all), of the cluster's capacity {}", jobs, total,
+                     cause_list(hours, total));
 }
 
 }  // namespace
@@ -172,6 +198,8 @@ std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyM
       const auto worst = !gate.window || *gate.window == tables.window ? metrics.worst_window_delivery
                                                                        : worst_window_delivery(result, *gate.window);
       if (worst) verdict.why = shortfall_why(*worst);
+    } else if (!verdict.passed && is_wait_metric(gate.metric)) {
+      verdict.why = wait_why(gate, tables, result);
     }
     gates.push_back(std::move(verdict));
   }

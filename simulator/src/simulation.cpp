@@ -22,6 +22,8 @@ Simulation::Simulation(const Workload& workload, const runtime::Inventory& inven
   state_.inventory = inventory;
   state_.now = workload.start;
   jobs_.resize(workload.jobs.size());
+  waiting_by_class_.assign(policy.tables().classes.size(), 0);
+  result_.class_waits.assign(policy.tables().classes.size(), ShortfallHours{});
   outcomes_.resize(workload.jobs.size());
   for (std::size_t i = 0; i < workload.jobs.size(); ++i) {
     index_.emplace(workload.jobs[i].id, static_cast<int>(i));
@@ -73,6 +75,17 @@ void Simulation::advance_to(Seconds time) {
   time = std::max(time, now_);
   timeline_.add_levels(now_, time, levels_);
   book_.step(now_, time, capacity_rate_, held_, timeline_);
+  double capacity = 0;
+  for (double rate : cluster_held_) capacity += rate;
+  if (capacity > 0 && time > now_) {
+    const double hours = static_cast<double>(time - now_) / 3600.0;
+    for (std::size_t k = 0; k < waiting_by_class_.size(); ++k) {
+      if (waiting_by_class_[k] <= 0) continue;
+      for (std::size_t c = 0; c < kShortfallCauses; ++c) {
+        result_.class_waits[k][c] += waiting_by_class_[k] * hours * cluster_held_[c] / capacity;
+      }
+    }
+  }
   now_ = time;
   state_.now = time;
 }
@@ -96,6 +109,15 @@ void Simulation::measure_levels() {
     }
     held_[static_cast<std::size_t>(program)][static_cast<std::size_t>(cause)] += job.rate;
   }
+  cluster_held_ = ShortfallHours{};
+  double used = 0;
+  for (const ShortfallHours& program : held_) {
+    for (std::size_t c = 0; c < kShortfallCauses; ++c) {
+      cluster_held_[c] += program[c];
+      used += program[c];
+    }
+  }
+  cluster_held_[static_cast<std::size_t>(Shortfall::free)] = std::max(0.0, capacity_rate_ - used);
 }
 
 // Handles every event due now; true when the cluster changed so a cycle should run.

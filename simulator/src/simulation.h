@@ -105,7 +105,9 @@ class Simulation {
   ProgramBook book_;
   TimelineBuilder timeline_;
   ClusterLevels levels_;
-  std::vector<ShortfallHours> held_;  // per program, by Shortfall cause, unit per hour (measure_levels)
+  std::vector<ShortfallHours> held_;   // per program, by Shortfall cause, unit per hour (measure_levels)
+  ShortfallHours cluster_held_{};      // the whole cluster's capacity, by Shortfall cause (measure_levels)
+  std::vector<int> waiting_by_class_;  // jobs waiting now, per class index
   std::vector<JobState> jobs_;
   std::vector<JobOutcome> outcomes_;
   std::unordered_map<std::string, int> index_;

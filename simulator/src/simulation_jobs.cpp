@@ -55,6 +55,7 @@ void Simulation::arrive(int job) {
                            : unit_.rate_per_hour(runtime::ResourceUse{source.gpu_type, 1.0 * state.gpus});
   book_.add_load(state.account_node, state.pending_rate, 0);
   state_.pending.push_back(request_for(job));
+  ++waiting_by_class_[static_cast<std::size_t>(classes_[static_cast<std::size_t>(job)])];
 }
 
 // Runs a cycle; once more when jobs were requeued, so they and the capacity
@@ -120,6 +121,7 @@ void Simulation::started(const runtime::Decision& decision) {
   job.gpu_type = &state_.inventory.gpu_type_name(static_cast<std::size_t>(decision.nodes.front()));
   job.rate = unit_.rate_per_hour(runtime::ResourceUse{*job.gpu_type, 1.0 * job.gpus});
   book_.add_load(job.account_node, job.rate - job.pending_rate, job.rate);
+  --waiting_by_class_[static_cast<std::size_t>(classes_[static_cast<std::size_t>(index)])];
   if (outcome.first_start < 0) outcome.first_start = now_;
   const Seconds remaining = workload_.jobs[static_cast<std::size_t>(index)].work - job.saved;
   push(Event{now_ + std::max<Seconds>(0, remaining), EventKind::completion, 0, index, job.run});
@@ -143,6 +145,7 @@ void Simulation::stopped(const RunningJob& running, Seconds at) {
   outcome.stops += 1;
   timeline_.add_lost(at, lost);
   job.status = Status::waiting;
+  ++waiting_by_class_[static_cast<std::size_t>(classes_[static_cast<std::size_t>(index)])];
   book_.add_load(job.account_node, job.pending_rate - job.rate, -job.rate);
 }
 

@@ -102,10 +102,10 @@ TEST_CASE("the replay names what held the capacity a program below its share lac
   }
 }
 
-TEST_CASE("a failed share_delivery gate says what held the capacity the worst program lacked",
-          "[simulator][shortfall]") {
+TEST_CASE("failed share_delivery and wait gates say what held the capacity", "[simulator][shortfall]") {
   std::string text = policy_with("    preemptible false", "true");
-  text.insert(text.rfind('}'), "  gates {\n    share_delivery >= 95%\n  }\n");
+  text.insert(text.rfind('}'),
+              "  gates {\n    share_delivery >= 95%\n    p90_wait short <= 5m\n    p90_wait long <= 5m\n  }\n");
   const auto policy = compile_text(text);
   std::vector<WorkloadJob> jobs;
   for (int i = 0; i < 8; ++i) jobs.push_back(job(fmt::format("alpha-{}", i), "alpha", "long", 1, 10 * kHour));
@@ -114,11 +114,19 @@ TEST_CASE("a failed share_delivery gate says what held the capacity the worst pr
   const SimulationResult result = simulate_or_fail(workload, cluster_text(kNode), *policy);
   const PolicyMetrics metrics = measure(workload, result, *policy, "pinned", MetricOptions{});
 
-  REQUIRE(metrics.gates.size() == 1);
+  REQUIRE(metrics.gates.size() == 3);
   const GateResult& gate = metrics.gates[0];
   CHECK_FALSE(gate.passed);
   CHECK_THAT(gate.why, Catch::StartsWith("`beta` received"));
   CHECK_THAT(gate.why, Catch::Contains("100.0% was on jobs that may not be preempted"));
+  // Beta's four jobs waited nine hours each while alpha's pinned jobs held every GPU.
+  CHECK_FALSE(metrics.gates[1].passed);
+  CHECK_THAT(metrics.gates[1].why, Catch::StartsWith("while `short` jobs waited (36."));
+  CHECK_THAT(
+      metrics.gates[1].why,
+      Catch::EndsWith("job-hours in all), of the cluster's capacity 100.0% was on jobs that may not be preempted"));
+  CHECK(metrics.gates[2].passed);  // alpha's jobs never waited
+  CHECK(metrics.gates[2].why.empty());
   REQUIRE(metrics.worst_window_delivery);
   CHECK(metrics.worst_window_delivery->program == "beta");
   CHECK(total(metrics.worst_window_delivery->shortfall) ==

@@ -248,6 +248,9 @@ struct SimulationResult {
   double used_unit_hours = 0;
   double unassigned_unit_hours = 0;         // used by programs beyond their shares (Ai2's unassigned capacity)
   double beyond_user_share_unit_hours = 0;  // used by users beyond their own shares (includes lending inside a program)
+  // [class]: job-hours its jobs spent waiting, split by what the cluster's
+  // capacity was doing meanwhile (the Shortfall causes, over the whole cluster).
+  std::vector<ShortfallHours> class_waits;
   std::uint64_t events = 0;
   std::uint64_t cycles = 0;
 };
@@ -288,7 +291,8 @@ struct GateResult {
   std::string detail;  // e.g. which program fared worst
   // For a failed share_delivery gate: what held the capacity the worst program
   // lacked in its worst window ("of the 15.1 unit-hours it lacked, 61% was on
-  // jobs inside their protection, ..."); empty otherwise.
+  // jobs inside their protection, ..."); for a failed wait gate: what the
+  // cluster's capacity was doing while the jobs waited; empty otherwise.
   std::string why;
 };
 
