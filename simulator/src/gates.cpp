@@ -35,14 +35,20 @@ bool compare(double value, const std::string& op, double threshold) {
   return false;
 }
 
-// The measured value of a gate's metric, with a note on what it is.
-std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, const PolicyTables& tables,
-                                                       const PolicyMetrics& metrics, const SimulationResult& result) {
+// The worst window a share_delivery gate judges: the policy's own window is
+// measured once, with the metrics; another `over` is measured here.
+std::optional<WindowDelivery> gate_window(const GateInfo& gate, const PolicyTables& tables,
+                                          const PolicyMetrics& metrics, const SimulationResult& result) {
+  if (!gate.window || *gate.window == tables.window) return metrics.worst_window_delivery;
+  return worst_window_delivery(result, *gate.window);
+}
+
+// The measured value of a gate's metric, with a note on what it is (`worst`:
+// gate_window, for share_delivery).
+std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, const PolicyMetrics& metrics,
+                                                       const std::optional<WindowDelivery>& worst) {
   const std::string& metric = gate.metric;
   if (metric == "share_delivery") {
-    // The policy's own window is measured once, with the metrics.
-    const auto worst = !gate.window || *gate.window == tables.window ? metrics.worst_window_delivery
-                                                                     : worst_window_delivery(result, *gate.window);
     if (!worst) return {std::nullopt, "no program had sustained demand"};
     return {worst->delivery, fmt::format("worst: `{}`, window ending {} after the start", worst->program,
                                          format_duration(worst->window_end_hours * 3600))};
@@ -190,14 +196,14 @@ std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyM
     GateResult verdict;
     verdict.gate = gate;
     verdict.text = gate_text(gate);
-    auto [value, detail] = measured(gate, tables, metrics, result);
+    std::optional<WindowDelivery> worst;
+    if (gate.metric == "share_delivery") worst = gate_window(gate, tables, metrics, result);
+    auto [value, detail] = measured(gate, metrics, worst);
     verdict.value = value;
     verdict.detail = std::move(detail);
     verdict.passed = !value || compare(*value, gate.op, gate.threshold);
-    if (!verdict.passed && gate.metric == "share_delivery") {
-      const auto worst = !gate.window || *gate.window == tables.window ? metrics.worst_window_delivery
-                                                                       : worst_window_delivery(result, *gate.window);
-      if (worst) verdict.why = shortfall_why(*worst);
+    if (!verdict.passed && worst) {
+      verdict.why = shortfall_why(*worst);
     } else if (!verdict.passed && is_wait_metric(gate.metric)) {
       verdict.why = wait_why(gate, tables, result);
     }
