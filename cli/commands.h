@@ -53,16 +53,18 @@ struct ReplayArguments {
   std::vector<double> capacity_scales;  // a trace on the cluster scaled by each (empty: as it is)
   std::int64_t cycle_gap = 0;           // seconds at least between two cycles
   int holds = 1;                        // blocked jobs per cycle that hold capacity (CycleOptions::blocked_holds)
+  bool yield_backfill = false;          // CycleOptions::yield_backfill
 };
 int run_replay(const ReplayArguments& arguments);
 
 struct CycleArguments {
   std::string policy;
-  std::string state;           // a state snapshot (docs/STATE.md)
-  std::string now;             // overrides the snapshot's `now`; empty keeps it
-  std::string engine = "jit";  // jit or interp
-  std::string audit;           // append audit records here, if set
-  std::string apply;           // write the state after the cycle here, if set
+  std::string state;            // a state snapshot (docs/STATE.md)
+  std::string now;              // overrides the snapshot's `now`; empty keeps it
+  std::string engine = "jit";   // jit or interp
+  std::string audit;            // append audit records here, if set
+  std::string apply;            // write the state after the cycle here, if set
+  bool yield_backfill = false;  // CycleOptions::yield_backfill
 };
 int run_cycle_command(const CycleArguments& arguments);
 
@@ -73,6 +75,7 @@ struct ExplainArguments {
   std::string now;
   std::string engine = "jit";
   bool json = false;
+  bool yield_backfill = false;  // CycleOptions::yield_backfill, as the cycle ran
 };
 int run_explain(const ExplainArguments& arguments);
 

@@ -16,7 +16,9 @@ int run_cycle_command(const CycleArguments& arguments) {
   auto inputs = load_cycle_inputs(arguments.policy, arguments.state, arguments.now, arguments.engine, code);
   if (!inputs) return code;
   runtime::ClusterState& state = inputs->snapshot.state;
-  const runtime::CycleResult result = runtime::run_cycle(state, *inputs->policy);
+  runtime::CycleOptions options;
+  options.yield_backfill = arguments.yield_backfill;
+  const runtime::CycleResult result = runtime::run_cycle(state, *inputs->policy, options);
   std::cout << runtime::cycle_document(result, state.inventory, inputs->policy->tables().name);
   // The state first, then the audit: an audit record never describes a state
   // that was not written (a failed --apply leaves the audit as it was).

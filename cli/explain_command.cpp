@@ -15,7 +15,9 @@ int run_explain(const ExplainArguments& arguments) {
   auto inputs = load_cycle_inputs(arguments.policy, arguments.state, arguments.now, arguments.engine, code);
   if (!inputs) return code;
   const runtime::ClusterState& state = inputs->snapshot.state;
-  const auto explanation = runtime::explain_job(state, *inputs->policy, arguments.job);
+  runtime::ExplainOptions options;
+  options.cycle.yield_backfill = arguments.yield_backfill;
+  const auto explanation = runtime::explain_job(state, *inputs->policy, arguments.job, options);
   if (!explanation) {
     std::cerr << "allot: " << explanation.error() << "\n";
     return 1;

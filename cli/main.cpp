@@ -30,6 +30,10 @@ CLI::Validator bounded(double low, double high, bool above_low = false) {
       fmt::format("{} {}..{}", above_low ? "above" : "from", low, high));
 }
 
+constexpr const char* kYieldBackfill =
+    "Let a preemptible, resumable job whose limit runs past a hold's time backfill it and yield then, under a "
+    "policy without `preempt` (CycleOptions::yield_backfill, default off; docs/SCHEDULING.md)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,6 +112,7 @@ int main(int argc, char** argv) {
                    "Blocked jobs per cycle that hold the capacity they wait for, lent out by backfill (default 1; "
                    "docs/SCHEDULING.md)")
       ->check(bounded(0, 64));
+  replay_command->add_flag("--yield-backfill", replay.yield_backfill, kYieldBackfill);
 
   allot::cli::CycleArguments cycle;
   auto* cycle_command =
@@ -119,6 +124,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"jit", "interp"}));
   cycle_command->add_option("--audit", cycle.audit, "Append the decisions to this audit log (JSON lines)");
   cycle_command->add_option("--apply", cycle.apply, "Write the state after the decisions to this snapshot file");
+  cycle_command->add_flag("--yield-backfill", cycle.yield_backfill, kYieldBackfill);
 
   allot::cli::ExplainArguments explain;
   auto* explain_command = app.add_subcommand("explain", "Explain why a job is where it is and when it may run");
@@ -129,6 +135,7 @@ int main(int argc, char** argv) {
   explain_command->add_option("--engine", explain.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
   explain_command->add_flag("--json", explain.json, "Print JSON instead of text");
+  explain_command->add_flag("--yield-backfill", explain.yield_backfill, kYieldBackfill);
 
   allot::cli::SharesArguments shares;
   auto* shares_command =

@@ -215,6 +215,7 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
   simulator::SimulationOptions simulation;
   simulation.min_cycle_gap = arguments.cycle_gap;
   simulation.cycle.blocked_holds = static_cast<std::size_t>(arguments.holds);
+  simulation.cycle.yield_backfill = arguments.yield_backfill;
   const SweepReplay replayer{
       *policies, simulation,
       arguments.trace.empty() ? arguments.loads.size() > 1 : arguments.capacity_scales.size() > 1};

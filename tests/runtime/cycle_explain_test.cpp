@@ -51,7 +51,7 @@ ClusterState one_full_node(Seconds running_for, Seconds expected_runtime) {
   JobRequest holder = job("holder", "alpha", "work", 8, kWednesday9 - running_for);
   holder.expected_runtime = expected_runtime;
   state.running.push_back(
-      running(holder, {0}, kWednesday9 - running_for, Contract{kWednesday9 + kDay, 600, 0, true, true, "test"}));
+      running(holder, {0}, kWednesday9 - running_for, Contract{kWednesday9 + kDay, 600, 0, true, true, "test", {}}));
   state.pending.push_back(job("waiting", "alpha", "work", 4, kWednesday9 - kHour));
   return state;
 }

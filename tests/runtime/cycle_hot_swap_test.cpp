@@ -102,10 +102,12 @@ ClusterState live_state() {
   ClusterState state;
   state.now = kTuesday + 10 * kHour;
   state.inventory = saas_cluster();
-  state.running.push_back(running(training("ana-long", "exploration/ana", 4, kTuesday), {0}, kTuesday + kHour,
-                                  Contract{kTuesday + 3 * kHour, 30 * kMinute, 5 * kMinute, true, true, "earlier"}));
-  state.running.push_back(running(training("ben-run", "exploration/ben", 2, kTuesday), {0}, kTuesday + 9 * kHour,
-                                  Contract{kTuesday + 11 * kHour, 30 * kMinute, 5 * kMinute, true, true, "earlier"}));
+  state.running.push_back(
+      running(training("ana-long", "exploration/ana", 4, kTuesday), {0}, kTuesday + kHour,
+              Contract{kTuesday + 3 * kHour, 30 * kMinute, 5 * kMinute, true, true, "earlier", {}}));
+  state.running.push_back(
+      running(training("ben-run", "exploration/ben", 2, kTuesday), {0}, kTuesday + 9 * kHour,
+              Contract{kTuesday + 11 * kHour, 30 * kMinute, 5 * kMinute, true, true, "earlier", {}}));
   state.usage = {{"exploration/ana", 36}, {"exploration/ben", 2}, {"platform", 10}};
   const Seconds morning = kTuesday + 8 * kHour;
   for (int i = 0; i < 4; ++i) {

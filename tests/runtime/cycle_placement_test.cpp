@@ -1,16 +1,28 @@
 // Placement: GPU type, memory, multi-node jobs all-or-nothing in one block,
 // best fit that keeps whole nodes free, and fragmented capacity that is free
 // but useless to a large job.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
+
+#include "allot/explain.h"
 
 #include "cycle_support.h"
 
 namespace cycle_test {
 namespace {
 
-// Bigger jobs first, so each test controls the order by size; nothing is preempted.
+// `text` without its `preempt` line: a policy that never preempts.
+std::string without_preempt(std::string text) {
+  const std::size_t at = text.find("  preempt when ");
+  REQUIRE(at != std::string::npos);
+  return text.erase(at, text.find('\n', at) + 1 - at);
+}
+
+// Bigger jobs first, so each test controls the order by size; no `preempt`, so
+// nothing is preempted but what backfill lent (and held jobs wait for their holds).
 std::shared_ptr<const CompiledPolicy> biggest_first() {
-  static const auto policy = compile_text(two_team_policy("job.gpus", "false"));
+  static const auto policy = compile_text(without_preempt(two_team_policy("job.gpus", "false")));
   return policy;
 }
 
@@ -164,7 +176,9 @@ TEST_CASE("the best blocked job holds the nodes it fits on soonest from the jobs
   state.inventory = uniform_inventory(8, 8, "h100", 4);
   occupy(state, {{0, 8}, {1, 8}, {4, 8}});            // 5 whole nodes free
   state.running[1].request.expected_runtime = kHour;  // node-02 frees an hour after its start
-  state.pending = {multi_node("six-nodes", 6, 8), job("one-gpu", "alpha", "work", 1)};
+  // A job of a class that runs to completion and gives no limit can neither end
+  // nor yield by the hold's time.
+  state.pending = {multi_node("six-nodes", 6, 8), job("one-gpu", "alpha", "pinned", 1)};
 
   const CycleResult result = run_cycle(state, *biggest_first());
 
@@ -202,9 +216,24 @@ JobRequest limited(const std::string& id, Seconds limit, int gpus = 1) {
   return request;
 }
 
+// The cluster of held_six_nodes in a driver, its time moving: node-02's job
+// ends after an hour, the others run for a month; the six-node job is queued.
+void start_held_six_nodes(Driver& driver) {
+  for (int node : {0, 1, 4}) {
+    JobRequest busy = job("busy-" + std::to_string(node), "beta", "work", 8);
+    busy.expected_runtime = node == 1 ? kHour : 30 * kDay;
+    driver.state().running.push_back(running(busy, {node}, kTuesday));
+  }
+  JobRequest six = multi_node("six-nodes", 6, 8);
+  six.expected_runtime = 2 * kHour;
+  driver.submit(six);
+}
+
 TEST_CASE("a job whose runtime limit ends before the hold's time backfills the held nodes", "[cycle][backfill]") {
-  const ClusterState state = held_six_nodes({limited("short", 30 * kMinute), limited("exact", kHour),
-                                             limited("long", 2 * kHour), job("unknown", "alpha", "work", 1)});
+  JobRequest pinned = job("pinned-long", "alpha", "pinned", 1);
+  pinned.expected_runtime = 2 * kHour;
+  JobRequest unknown = job("pinned-unknown", "alpha", "pinned", 1);
+  const ClusterState state = held_six_nodes({limited("short", 30 * kMinute), limited("exact", kHour), pinned, unknown});
 
   const CycleResult result = run_cycle(state, *biggest_first());
 
@@ -216,9 +245,103 @@ TEST_CASE("a job whose runtime limit ends before the hold's time backfills the h
     CHECK_THAT(started->reason, Catch::Matchers::Contains("ends by 2026-12-01T01:00:00Z, when the capacity held there "
                                                           "for `six-nodes` is needed; it must end by then"));
   }
-  // A limit past the hold's time, or no limit at all, would delay the held job.
+  // A limit past the hold's time, or no limit at all, would delay the held job,
+  // and a job that runs to completion cannot give the capacity back.
+  CHECK(decision_for(result, "pinned-long", DecisionKind::skip) != nullptr);
+  CHECK(decision_for(result, "pinned-unknown", DecisionKind::skip) != nullptr);
+}
+
+// CycleOptions::yield_backfill on.
+CycleOptions yielding() {
+  CycleOptions options;
+  options.yield_backfill = true;
+  return options;
+}
+
+TEST_CASE("a preemptible, resumable job whose limit runs past the hold's time backfills and yields then",
+          "[cycle][backfill]") {
+  const ClusterState state = held_six_nodes({limited("long", 2 * kHour), job("unknown", "alpha", "work", 1)});
+
+  const CycleResult result = run_cycle(state, *biggest_first(), yielding());
+
+  const Decision* held = decision_for(result, "six-nodes", DecisionKind::skip);
+  REQUIRE(held != nullptr);
+  CHECK_THAT(held->reason, Catch::Matchers::Contains("only if its runtime limit ends by then, or if it may yield the "
+                                                     "capacity back then (backfill)"));
+  for (const std::string id : {"long", "unknown"}) {
+    const Decision* started = decision_for(result, id, DecisionKind::start);
+    REQUIRE(started != nullptr);
+    CHECK(started->contract.yields_at == kTuesday + kHour);
+    CHECK_THAT(started->reason, Catch::Matchers::Contains("backfilled until 2026-12-01T01:00:00Z: "));
+    CHECK_THAT(started->reason, Catch::Matchers::Contains("when the capacity held there for `six-nodes` is needed; "
+                                                          "it is preemptible and resumable, so it yields then"));
+  }
+  CHECK_THAT(decision_for(result, "long", DecisionKind::start)->reason,
+             Catch::Matchers::Contains("its runtime limit (2h) runs past"));
+  CHECK_THAT(decision_for(result, "unknown", DecisionKind::start)->reason,
+             Catch::Matchers::Contains("it has no runtime limit, so it may run past"));
+}
+
+TEST_CASE(
+    "a job yields only when asked to, it keeps progress, its protection ends by the hold's time, and the policy "
+    "does not preempt",
+    "[cycle][backfill]") {
+  std::shared_ptr<const CompiledPolicy> policy = biggest_first();
+  ClusterState state = held_six_nodes({limited("long", 2 * kHour)});
+  CycleOptions options = yielding();
+  SECTION("without CycleOptions::yield_backfill (the default)") { options = CycleOptions{}; }
+  SECTION("protected for longer than the hold's window") {
+    policy = compile_text(without_preempt(two_team_policy("job.gpus", "false", 50, "2h")));
+  }
+  SECTION("a window shorter than its checkpoint interval (10m)") {
+    state.running[1].started = kTuesday - 55 * kMinute;  // the hold's time is five minutes away
+  }
+  SECTION("under a policy that preempts") {
+    // The held job may start sooner by preemption, which a yielding job's own protection would put off.
+    policy = compile_text(two_team_policy("job.gpus", "true"));
+    state.running[0].contract.preemptible = false;
+    state.running[2].contract.preemptible = false;
+    state.running[1].contract.protected_until = kTuesday + 30 * kMinute;
+  }
+
+  const CycleResult result = run_cycle(state, *policy, options);
+
+  REQUIRE(decision_for(result, "six-nodes", DecisionKind::skip) != nullptr);
   CHECK(decision_for(result, "long", DecisionKind::skip) != nullptr);
-  CHECK(decision_for(result, "unknown", DecisionKind::skip) != nullptr);
+}
+
+TEST_CASE("a yielding job stops for the held job when its time comes, and keeps its checkpointed work",
+          "[cycle][backfill]") {
+  Driver driver(uniform_inventory(8, 8, "h100", 4), biggest_first(), kTuesday);
+  driver.options.yield_backfill = true;
+  start_held_six_nodes(driver);
+  driver.submit(limited("long", 3 * kHour, 4));
+
+  const CycleResult& first = driver.step(kMinute);
+  const Decision* backfilled = decision_for(first, "long", DecisionKind::start);
+  REQUIRE(backfilled != nullptr);
+  CHECK(backfilled->contract.yields_at == kTuesday + kHour);
+  // explain shows the window on the running job.
+  ExplainOptions explain_options;
+  explain_options.cycle = driver.options;
+  const auto explained = explain_job(driver.state(), *biggest_first(), "long", explain_options);
+  REQUIRE(explained);
+  CHECK_THAT(explanation_text(*explained, driver.state().inventory),
+             Catch::Matchers::Contains("backfilled onto held capacity, yields it at 2026-12-01T01:00:00Z"));
+
+  while (driver.state().now < kTuesday + 2 * kHour && driver.first_start("six-nodes") == 0) driver.step(5 * kMinute);
+
+  // The held job starts in the first cycle at its time, not later for the backfilled job.
+  CHECK(driver.first_start("six-nodes") == kTuesday + kHour + kMinute);
+  const auto yielded = std::find_if(driver.history().begin(), driver.history().end(), [](const Decision& d) {
+    return d.kind == DecisionKind::preempt && d.job_id == "long";
+  });
+  REQUIRE(yielded != driver.history().end());
+  CHECK(yielded->for_job == "six-nodes");
+  CHECK_THAT(yielded->reason, Catch::Matchers::Contains("yields the capacity it was backfilled onto: it was held "
+                                                        "for `six-nodes`"));
+  // It ran an hour and checkpoints every 10 minutes: it loses at most one interval on its 4 GPUs.
+  CHECK(yielded->lost_gpu_seconds <= 4.0 * 10 * kMinute);
 }
 
 TEST_CASE("backfilled jobs never delay the held job: it starts when its hold's time comes", "[cycle][backfill]") {
@@ -226,14 +349,7 @@ TEST_CASE("backfilled jobs never delay the held job: it starts when its hold's t
   // arriving below the held one and backfill until then.
   Driver driver(uniform_inventory(8, 8, "h100", 4), biggest_first(), kTuesday);
   driver.options.blocked_holds = 1;
-  for (int node : {0, 1, 4}) {
-    JobRequest busy = job("busy-" + std::to_string(node), "beta", "work", 8);
-    busy.expected_runtime = node == 1 ? kHour : 30 * kDay;
-    driver.state().running.push_back(running(busy, {node}, kTuesday));
-  }
-  JobRequest six = multi_node("six-nodes", 6, 8);
-  six.expected_runtime = 2 * kHour;
-  driver.submit(six);
+  start_held_six_nodes(driver);
   int backfilled = 0;
   for (int minute = 1; minute <= 90; ++minute) {
     driver.submit(limited("short-" + std::to_string(minute), 20 * kMinute, 4));
@@ -258,7 +374,7 @@ TEST_CASE("a class's max_runtime is the limit backfill trusts when the job gives
     alpha 50% { owner "a@example.com" review 2027-01-31 hypothesis "alpha's bet" }
     beta 50% { owner "b@example.com" review 2027-01-31 hypothesis "beta's bet" }
   }
-  class work { checkpoint every 10m protect 10m resumable }
+  class work { preemptible false }
   class debug { max_gpus 1 max_runtime 15m resumable }
   rank = job.gpus
   preempt when false
@@ -271,6 +387,7 @@ TEST_CASE("a class's max_runtime is the limit backfill trusts when the job gives
   const Decision* debug = decision_for(result, "debug-1", DecisionKind::start);
   REQUIRE(debug != nullptr);
   CHECK_THAT(debug->reason, Catch::Matchers::Contains("backfilled: its runtime limit (15m)"));
+  // No limit, and it runs to completion, so it cannot yield either.
   CHECK(decision_for(result, "work-1", DecisionKind::skip) != nullptr);
 }
 
@@ -289,7 +406,7 @@ TEST_CASE("a job that ran past its runtime limit on held capacity stops for the 
   CHECK_THAT(stopped->reason, Catch::Matchers::Contains("ran past its runtime limit on capacity held for `six-nodes`"));
   const Decision* started = decision_for(result, "six-nodes", DecisionKind::start);
   REQUIRE(started != nullptr);
-  CHECK_THAT(started->reason, Catch::Matchers::Contains("after stopping 1 job past its runtime limit"));
+  CHECK_THAT(started->reason, Catch::Matchers::Contains("after stopping 1 job past what it promised backfill"));
   // With a grace, the capacity is reserved until the job has checkpointed.
   state.running[1].contract.grace = 5 * kMinute;
   const CycleResult graceful = run_cycle(state, *biggest_first());

@@ -97,7 +97,7 @@ drain_deadline = 2026-12-03T06:00:00Z
                      kWednesday9 - 1800,
                      kWednesday9 - 600,
                      {1, 0},
-                     Contract{kWednesday9 + 60, 1800, 300, true, false, "abc123"},
+                     Contract{kWednesday9 + 60, 1800, 300, true, false, "abc123", kWednesday9 + 7200},
                      kWednesday9 + 300};
   state.running.push_back(running);
   state.reservations.push_back(Reservation{waiting.id, {0}, kWednesday9 + 900, 2, 0.1, 1.0 / 3.0});
@@ -201,6 +201,7 @@ TEST_CASE("every field survives a write and a read", "[runtime][snapshot]") {
   CHECK(r.contract.resumable);
   CHECK_FALSE(r.contract.preemptible);
   CHECK(r.contract.policy_hash == "abc123");
+  CHECK(r.contract.yields_at == a.running[0].contract.yields_at);
   REQUIRE(b.reservations.size() == 1);
   CHECK(b.reservations[0].job_id == x.id);
   CHECK(b.reservations[0].nodes == std::vector<int>{0});
@@ -317,6 +318,12 @@ TEST_CASE("malformed snapshots get located errors", "[runtime][snapshot]") {
            "\n[running.contract]\nprotected_until = "
            "2026-12-02T09:30:00Z\nresumable = \"yes\"\n",
        "state.toml:21:13: running[0].contract.resumable: `resumable` must be a boolean (true or false), not a string"},
+      {"a yield before the start",
+       kBase + kRunning +
+           "\n[running.contract]\nprotected_until = "
+           "2026-12-02T09:30:00Z\nyields_at = 2026-12-02T07:00:00Z\n",
+       "state.toml:21:13: running[0].contract.yields_at: `yields_at` (2026-12-02T07:00:00Z) is before the job's "
+       "`started` (2026-12-02T07:30:00Z)"},
       {"a contract without protection", kBase + kRunning + "\n[running.contract]\ngrace = \"5m\"\n",
        "state.toml:19:1: running[0].contract.protected_until: missing field `protected_until`"},
       {"a contract that is not a table", kBase + kRunning + "contract = 3\n",

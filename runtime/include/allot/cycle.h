@@ -98,6 +98,10 @@ struct Contract {
   bool resumable = false;
   bool preemptible = true;
   std::string policy_hash;
+  // Set when the job was backfilled onto capacity held for a blocked job past
+  // that hold's time (preemptible and resumable, so the hold may take it back):
+  // from then on it may be preempted for the hold, share rule or not.
+  std::optional<Seconds> yields_at;
 };
 
 // A job holding resources.
@@ -181,6 +185,11 @@ struct CycleOptions {
   // each cycle at the job's place in the queue; 0 turns it off. Jobs below
   // may backfill held capacity when their limit ends before the hold's time.
   std::size_t blocked_holds = 1;
+  // Whether a preemptible, resumable job whose limit runs past a hold's time
+  // may backfill it and yield at that time (Contract::yields_at), under a
+  // policy without `preempt`. Off by default: on the traces measured it cost
+  // more waiting than it gained (docs/SCHEDULING.md "Backfill that yields").
+  bool yield_backfill = false;
   bool record_skips = true;  // a `skip` decision per pending job that could not start
   // Skips (best first) that carry their rank terms; later skips carry the rank only.
   std::size_t explained_skips = 1000;

@@ -21,12 +21,14 @@ Json node_names(const Inventory& inventory, const std::vector<int>& nodes) {
 }
 
 Json contract_json(const Contract& contract) {
-  return Json{{"protected_until", format_timestamp(contract.protected_until)},
-              {"checkpoint_every", contract.checkpoint_every},
-              {"grace", contract.grace},
-              {"resumable", contract.resumable},
-              {"preemptible", contract.preemptible},
-              {"policy", contract.policy_hash}};
+  Json json{{"protected_until", format_timestamp(contract.protected_until)},
+            {"checkpoint_every", contract.checkpoint_every},
+            {"grace", contract.grace},
+            {"resumable", contract.resumable},
+            {"preemptible", contract.preemptible},
+            {"policy", contract.policy_hash}};
+  if (contract.yields_at) json["yields_at"] = format_timestamp(*contract.yields_at);
+  return json;
 }
 
 Json terms_json(const std::vector<RankTerm>& terms) {

@@ -25,7 +25,8 @@ bool earlier(const Candidate& a, const Candidate& b) {
 }
 
 // When `job` gives its resources back: its stop time when stopping, else its
-// start plus the runtime estimate; kUnknown without an estimate.
+// start plus the runtime estimate, or the time it yields its backfilled
+// capacity if earlier; kUnknown without either.
 Seconds expected_end(const ActiveJob& job, const PolicyTables& tables) {
   if (job.stopped) return std::numeric_limits<Seconds>::min();
   const RunningJob& running = *job.job;
@@ -33,7 +34,8 @@ Seconds expected_end(const ActiveJob& job, const PolicyTables& tables) {
   Seconds estimate = running.request.expected_runtime;
   if (job.job_class >= 0)
     estimate = runtime_estimate(tables.classes[static_cast<std::size_t>(job.job_class)], running.request);
-  return estimate > 0 ? running.started + estimate : kUnknown;
+  const Seconds end = estimate > 0 ? running.started + estimate : kUnknown;
+  return running.contract.yields_at ? std::min(end, *running.contract.yields_at) : end;
 }
 
 // When `node` has room for one node of `request`, walking its jobs' ends.

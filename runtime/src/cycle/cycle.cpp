@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -45,6 +46,7 @@ class CycleRun {
   void place(PendingJob& job, std::size_t position);
   bool start_reserved(PendingJob& job, std::size_t position);
   bool backfill(PendingJob& job, std::size_t position);
+  bool may_yield_by(const PendingJob& job, Seconds when) const;
   bool preempt_for(PendingJob& job, std::size_t position);
   bool fast_lane(PendingJob& job, std::size_t position, std::string& why);
   void prepare_victim_search();
@@ -96,6 +98,12 @@ class CycleRun {
     std::vector<int> nodes;
     NodeAmounts amounts;
     std::optional<Seconds> when;  // when the held job should fit; no backfill without it
+    // Whether a job may backfill here past `when` and yield then: only with
+    // CycleOptions::yield_backfill, under a policy without `preempt`, where
+    // nothing but `when` starts the held job. Under one with it, the held job may start sooner by preemption whenever
+    // its account drops below its share, and a yielding job's own protection
+    // would put that start off (measured: docs/SCHEDULING.md).
+    bool lends_to_yielders = false;
   };
   std::vector<Hold> holds_;
   // Shapes that failed to backfill, per set of holds they could borrow (a bit per hold).
@@ -290,7 +298,8 @@ std::optional<std::string> CycleRun::hold_for(PendingJob& job, std::size_t posit
   claim(hold->nodes, per_node(job.shape));
   reasons_.clear();
   backfill_failed_.clear();
-  holds_.push_back(Hold{job.request->id, hold->nodes, per_node(job.shape), hold->when});
+  const bool lends_to_yielders = options_.yield_backfill && !policy_.has_preempt();
+  holds_.push_back(Hold{job.request->id, hold->nodes, per_node(job.shape), hold->when, lends_to_yielders});
   const std::string nodes = node_list(state_.inventory, hold->nodes);
   const char* verb = hold->nodes.size() == 1 ? "is" : "are";
   if (!hold->when) {
@@ -305,23 +314,28 @@ std::optional<std::string> CycleRun::hold_for(PendingJob& job, std::size_t posit
   }
   return fmt::format(
       "{} {} held for it from {} (when it is expected to fit); until then a job ranked below it may start there only "
-      "if its runtime limit ends by then (backfill)",
-      nodes, verb, format_time(*hold->when));
+      "if its runtime limit ends by then{} (backfill)",
+      nodes, verb, format_time(*hold->when), lends_to_yielders ? ", or if it may yield the capacity back then" : "");
 }
 
 // Backfill (EASY, over every hold of this cycle): a job that does not fit in
 // the free capacity may use capacity held for a blocked job above it when its
 // runtime limit (its own estimate, else its class's `max_runtime`) ends before
-// that hold's time, so it delays no held job. Holds without a known time lend nothing.
+// that hold's time, so it delays no held job; or, when it would run past that
+// time, if it may yield the capacity back then (may_yield_by): its contract
+// says `yields_at`, and take_back_overrun stops it for the hold at that time.
+// Holds without a known time lend nothing.
 bool CycleRun::backfill(PendingJob& job, std::size_t position) {
   if (holds_.empty()) return false;
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
   const Seconds limit = runtime_estimate(info, *job.request);
-  if (limit <= 0 || limit > support::kLatestEpochSeconds - state_.now) return false;
-  const Seconds ends = state_.now + limit;
+  const bool bounded = limit > 0 && limit <= support::kLatestEpochSeconds - state_.now;
+  const Seconds ends = bounded ? state_.now + limit : support::kLatestEpochSeconds;
   std::uint64_t lenders = 0;
   for (std::size_t h = 0; h < holds_.size() && h < 64; ++h) {
-    if (holds_[h].when && ends <= *holds_[h].when) lenders |= std::uint64_t{1} << h;
+    if (!holds_[h].when) continue;
+    const bool yields = holds_[h].lends_to_yielders && may_yield_by(job, *holds_[h].when);
+    if (ends <= *holds_[h].when || yields) lenders |= std::uint64_t{1} << h;
   }
   if (lenders == 0) return false;
   FailedShapes& failed = backfill_failed_[lenders];
@@ -344,6 +358,7 @@ bool CycleRun::backfill(PendingJob& job, std::size_t position) {
     return false;
   }
   Seconds until = support::kLatestEpochSeconds;
+  std::optional<Seconds> yields_at;
   std::string for_jobs;
   for (std::size_t h = 0; h < holds_.size() && h < 64; ++h) {
     if (!(lenders >> h & 1)) continue;
@@ -351,18 +366,47 @@ bool CycleRun::backfill(PendingJob& job, std::size_t position) {
       return std::find(holds_[h].nodes.begin(), holds_[h].nodes.end(), node) != holds_[h].nodes.end();
     });
     if (!shared) continue;
-    until = std::min(until, *holds_[h].when);
+    const Seconds when = *holds_[h].when;
+    until = std::min(until, when);
+    if (ends > when) yields_at = std::min(yields_at.value_or(when), when);
     for_jobs += fmt::format("{}`{}`", for_jobs.empty() ? "" : ", ", holds_[h].job_id);
   }
   if (for_jobs.empty()) {
     start(job, position, *nodes, "");
-  } else {
+  } else if (!yields_at) {
     start(job, position, *nodes,
           fmt::format("backfilled: its runtime limit ({}) ends by {}, when the capacity held there for {} is "
                       "needed; it must end by then",
                       format_duration(limit), format_time(until), for_jobs));
+  } else {
+    const std::string runs = bounded ? fmt::format("its runtime limit ({}) runs past", format_duration(limit))
+                                     : std::string("it has no runtime limit, so it may run past");
+    start(job, position, *nodes,
+          fmt::format("backfilled until {}: {} then, when the capacity held there for {} is needed; it is "
+                      "preemptible and resumable, so it yields then (preempted after its grace, it resumes from "
+                      "its last checkpoint)",
+                      format_time(*yields_at), runs, for_jobs));
+    actions_.back().contract.yields_at = yields_at;
   }
   return true;
+}
+
+// Whether `job` may backfill onto capacity held until `when` and yield it back
+// then: its class lets it be preempted and resumed (the job may be requeued,
+// checkpoints periodically, and is no fast-lane job, which is never stopped),
+// its protection ends by then, and it runs at least one checkpoint interval
+// first, so each yield keeps progress. Only some holds lend this way
+// (Hold::lends_to_yielders). Yields are no way around the share rule: they
+// stop only jobs that took held capacity on this promise, for the job it was
+// held for, ranked above them (docs/SCHEDULING.md "Backfill that yields").
+bool CycleRun::may_yield_by(const PendingJob& job, Seconds when) const {
+  const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
+  const Seconds every = static_cast<Seconds>(std::llround(info.checkpoint_every));
+  if (!info.preemptible || !info.resumable || !job.request->requeueable || every <= 0 || in_fast_lane(job.job_class)) {
+    return false;
+  }
+  const Seconds window = when - state_.now;
+  return window >= every && window >= protection_for(info, *job.request);
 }
 
 // NodePool::failure_reason, remembered per shape until the capacity changes
@@ -524,11 +568,12 @@ void CycleRun::take_freed(PendingJob& job, std::size_t position, const std::vect
   reservations_.emplace(job.request->id, std::move(reservation));
 }
 
-// The held job should fit by now, but jobs on its nodes ran past their runtime
-// limit (the promise backfill relied on). Those whose contract lets them be
-// stopped (preemptible, requeueable, past their protection) stop for it, share
-// rule or not: the capacity was only lent to them. If any of them may not be
-// stopped, the held job waits for them to end.
+// The held job should fit by now, but jobs on its nodes ran past what they
+// promised backfill: their runtime limit, or the time they were backfilled to
+// yield at (Contract::yields_at). Those whose contract lets them be stopped
+// (preemptible, requeueable, past their protection; a yielding job always is)
+// stop for it, share rule or not: the capacity was only lent to them. If any of
+// them may not be stopped, the held job waits for them to end.
 bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const std::vector<int>& nodes) {
   std::vector<int> overrun;
   for (int node : nodes) {
@@ -541,7 +586,9 @@ bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const st
           active.job_class >= 0
               ? runtime_estimate(tables_.classes[static_cast<std::size_t>(active.job_class)], running.request)
               : running.request.expected_runtime;
-      if (limit <= 0 || running.started >= state_.now - limit) continue;  // within its limit, or none known
+      const bool past_limit = limit > 0 && running.started < state_.now - limit;
+      const bool past_yield = running.contract.yields_at && *running.contract.yields_at <= state_.now;
+      if (!past_limit && !past_yield) continue;  // within what it promised, or it promised nothing
       const bool stoppable =
           running.contract.preemptible && running.request.requeueable && running.contract.protected_until <= state_.now;
       if (!stoppable) return false;
@@ -551,12 +598,16 @@ bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const st
   if (overrun.empty()) return false;
   stop_for(
       job, position, overrun, nodes,
-      [&](const RunningJob&) {
+      [&](const RunningJob& running) {
+        if (running.contract.yields_at && *running.contract.yields_at <= state_.now) {
+          return fmt::format("yields the capacity it was backfilled onto: it was held for `{}`, whose time has come",
+                             job.request->id);
+        }
         return fmt::format("ran past its runtime limit on capacity held for `{}`, whose time has come",
                            job.request->id);
       },
-      fmt::format("after stopping {} job{} past {} runtime limit", overrun.size(), overrun.size() == 1 ? "" : "s",
-                  overrun.size() == 1 ? "its" : "their"));
+      fmt::format("after stopping {} job{} past what {} promised backfill", overrun.size(),
+                  overrun.size() == 1 ? "" : "s", overrun.size() == 1 ? "it" : "they"));
   return true;
 }
 

@@ -59,6 +59,10 @@ Change next_change(const ClusterState& state, const PolicyTables& tables) {
     change.consider(job.contract.protected_until, state.now, fmt::format("`{}`'s protection ends", id), job.nodes,
                     false);
     if (job.stopping_at) change.consider(*job.stopping_at, state.now, fmt::format("`{}` stops", id), job.nodes);
+    if (job.contract.yields_at) {
+      change.consider(*job.contract.yields_at, state.now, fmt::format("`{}` yields its backfilled capacity", id),
+                      job.nodes, false);
+    }
   }
   for (const Reservation& reservation : state.reservations) {
     change.consider(reservation.until, state.now, fmt::format("the reservation for `{}` lapses", reservation.job_id),

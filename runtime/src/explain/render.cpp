@@ -93,6 +93,10 @@ void add_running(std::string& out, const Explanation& e) {
              ? fmt::format("checkpoint every {}; ", format_duration(contract.checkpoint_every))
              : std::string("no periodic checkpoint; ");
   if (contract.grace > 0) out += fmt::format("grace {}; ", format_duration(contract.grace));
+  if (contract.yields_at) {
+    out += fmt::format("backfilled onto held capacity, yields it at {} (preempted then for the held job); ",
+                       format_time(*contract.yields_at));
+  }
   out += fmt::format("{}, {}.\n", contract.resumable ? "resumable" : "not resumable",
                      contract.preemptible ? "preemptible" : "not preemptible");
   out += e.expected_end

@@ -67,7 +67,7 @@ JobRequest read_request(FieldReader& fields) {
 
 Contract read_contract(FieldReader& fields) {
   fields.reject_unknown_keys(
-      {"protected_until", "checkpoint_every", "grace", "resumable", "preemptible", "policy_hash"});
+      {"protected_until", "checkpoint_every", "grace", "resumable", "preemptible", "policy_hash", "yields_at"});
   Contract contract;
   contract.protected_until = fields.timestamp("protected_until");
   contract.checkpoint_every = fields.optional_duration("checkpoint_every").value_or(0);
@@ -75,6 +75,7 @@ Contract read_contract(FieldReader& fields) {
   contract.resumable = fields.optional_boolean("resumable").value_or(false);
   contract.preemptible = fields.optional_boolean("preemptible").value_or(true);
   contract.policy_hash = fields.optional_text("policy_hash").value_or("");
+  contract.yields_at = fields.optional_timestamp("yields_at");
   return contract;
 }
 
@@ -283,6 +284,11 @@ void Reader::read_running(const toml::table& table, std::size_t index) {
     if (contract->is_table()) {
       FieldReader contract_fields(*contract->as_table(), file_, name + ".contract");
       job.contract = read_contract(contract_fields);
+      if (job.contract.yields_at && *job.contract.yields_at < job.started) {
+        contract_fields.fail("yields_at",
+                             fmt::format("`yields_at` ({}) is before the job's `started` ({})",
+                                         format_timestamp(*job.contract.yields_at), format_timestamp(job.started)));
+      }
       fail(contract_fields.error());
     } else {
       fields.fail("contract",

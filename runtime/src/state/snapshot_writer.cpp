@@ -81,6 +81,7 @@ void Writer::contract(const Contract& contract) {
   boolean("resumable", contract.resumable);
   boolean("preemptible", contract.preemptible);
   if (!contract.policy_hash.empty()) text("policy_hash", contract.policy_hash);
+  if (contract.yields_at) time("yields_at", *contract.yields_at);
 }
 
 // One `[[node]]` per node, whether the file it came from used groups or not.
