@@ -2,9 +2,13 @@
 // best fit that keeps whole nodes free, and fragmented capacity that is free
 // but useless to a large job.
 #include <algorithm>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include <catch2/catch.hpp>
 
+#include "allot/audit.h"
 #include "allot/explain.h"
 
 #include "cycle_support.h"
@@ -278,6 +282,16 @@ TEST_CASE("a preemptible, resumable job whose limit runs past the hold's time ba
   }
   CHECK_THAT(decision_for(result, "long", DecisionKind::start)->reason,
              Catch::Matchers::Contains("its runtime limit (2h) runs past"));
+  // The audit log carries the promise (docs/AUDIT.md); a start that ends in time carries none.
+  std::istringstream lines(audit_lines(result, state.inventory));
+  int yielding = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const auto record = nlohmann::json::parse(line);
+    if (record["kind"] != "start") continue;
+    CHECK(record["contract"].value("yields_at", "") == "2026-12-01T01:00:00Z");
+    ++yielding;
+  }
+  CHECK(yielding == 2);
   CHECK_THAT(decision_for(result, "unknown", DecisionKind::start)->reason,
              Catch::Matchers::Contains("it has no runtime limit, so it may run past"));
 }
