@@ -103,21 +103,50 @@ bool is_wait_metric(const std::string& metric) {
   return metric == "p50_wait" || metric == "p90_wait" || metric == "max_wait" || metric == "time_to_first_progress";
 }
 
-// What the cluster's capacity was doing while the gate's jobs waited.
-std::string wait_why(const GateInfo& gate, const PolicyTables& tables, const SimulationResult& result) {
+// What the cluster's capacity was doing while jobs of the classes `wanted`
+// accepts waited, for jobs called `jobs`; empty when they never waited.
+template <class Wanted>
+std::string waited_why(const PolicyTables& tables, const SimulationResult& result, const std::string& jobs,
+                       Wanted wanted) {
   ShortfallHours hours{};
   double total = 0;
   for (std::size_t k = 0; k < result.class_waits.size() && k < tables.classes.size(); ++k) {
-    if (!gate.subject.empty() && tables.classes[k].name != gate.subject) continue;
+    if (!wanted(tables.classes[k])) continue;
     for (std::size_t c = 0; c < kShortfallCauses; ++c) {
       hours[c] += result.class_waits[k][c];
       total += result.class_waits[k][c];
     }
   }
   if (total <= kTiny) return "";
-  const std::string jobs = gate.subject.empty() ? std::string("jobs") : fmt::format("`{}` jobs", gate.subject);
   return fmt::format("while {} waited ({:.1f} job-hours in all), of the cluster's capacity {}", jobs, total,
                      cause_list(hours, total));
+}
+
+// What the cluster's capacity was doing while the gate's jobs waited.
+std::string wait_why(const GateInfo& gate, const PolicyTables& tables, const SimulationResult& result) {
+  const std::string jobs = gate.subject.empty() ? std::string("jobs") : fmt::format("`{}` jobs", gate.subject);
+  return waited_why(tables, result, jobs,
+                    [&](const ClassInfo& info) { return gate.subject.empty() || info.name == gate.subject; });
+}
+
+// How the deadline jobs missed, and what held the capacity while jobs of the
+// classes that require a deadline waited.
+std::string deadline_why(const PolicyTables& tables, const PolicyMetrics& metrics, const SimulationResult& result) {
+  const GroupMetrics& all = metrics.all;
+  const int missed = all.deadline_jobs - all.deadline_met;
+  if (missed <= 0) return "";
+  std::string how;
+  auto part = [&](int count, const char* what) {
+    if (count > 0) how += fmt::format("{}{} {}", how.empty() ? "" : ", ", count, what);
+  };
+  part(all.deadline_started_late, "started too late to finish by their deadline");
+  part(all.deadline_stopped, "started in time but were stopped (preempted or drained) on the way");
+  part(all.deadline_never_started, "never started");
+  std::string why = fmt::format("{} of {} deadline jobs missed: {}", missed, all.deadline_jobs, how);
+  const std::string waits = waited_why(tables, result, "jobs of deadline classes",
+                                       [](const ClassInfo& info) { return info.deadline_required; });
+  if (!waits.empty()) why += "; " + waits;
+  return why;
 }
 
 }  // namespace
@@ -206,6 +235,8 @@ std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyM
       verdict.why = shortfall_why(*worst);
     } else if (!verdict.passed && is_wait_metric(gate.metric)) {
       verdict.why = wait_why(gate, tables, result);
+    } else if (!verdict.passed && gate.metric == "deadline_slo") {
+      verdict.why = deadline_why(tables, metrics, result);
     }
     gates.push_back(std::move(verdict));
   }

@@ -62,6 +62,14 @@ class GroupBuilder {
     if (!met && *job.deadline >= end_) return;
     ++metrics_.deadline_jobs;
     metrics_.deadline_met += met;
+    if (met) return;
+    if (outcome.first_start < 0) {
+      ++metrics_.deadline_never_started;
+    } else if (outcome.stops > 0 && outcome.first_start <= *job.deadline - job.work) {
+      ++metrics_.deadline_stopped;
+    } else {
+      ++metrics_.deadline_started_late;
+    }
   }
 
   Seconds end_;

@@ -142,4 +142,30 @@ TEST_CASE("failed share_delivery and wait gates say what held the capacity", "[s
   CHECK_THAT(render_json(report), Catch::Contains("\"why\": \"`beta` received"));
 }
 
+TEST_CASE("a failed deadline_slo gate says how the deadline jobs missed", "[simulator][shortfall]") {
+  std::string text = policy_with("    preemptible false", "true");
+  text.insert(text.find("  rank = 0"),
+              "  class due {\n    max_runtime 4h\n    preemptible false\n    deadline required\n    slo 95%\n  }\n");
+  text.insert(text.rfind('}'), "  gates {\n    deadline_slo >= 95%\n  }\n");
+  const auto policy = compile_text(text);
+  std::vector<WorkloadJob> jobs;
+  for (int i = 0; i < 8; ++i) jobs.push_back(job(fmt::format("alpha-{}", i), "alpha", "long", 1, 10 * kHour));
+  // Two evaluations due two hours after they arrive, behind ten hours of pinned work.
+  for (int i = 0; i < 2; ++i) {
+    WorkloadJob due = job(fmt::format("beta-due-{}", i), "beta", "due", 1, kHour, kHour);
+    due.deadline = due.submitted + 2 * kHour;
+    jobs.push_back(due);
+  }
+  const Workload workload = workload_of(std::move(jobs));
+  const SimulationResult result = simulate_or_fail(workload, cluster_text(kNode), *policy);
+  const PolicyMetrics metrics = measure(workload, result, *policy, "pinned", MetricOptions{});
+
+  REQUIRE(metrics.gates.size() == 1);
+  CHECK_FALSE(metrics.gates[0].passed);
+  CHECK(metrics.all.deadline_started_late == 2);
+  CHECK(metrics.gates[0].why ==
+        "2 of 2 deadline jobs missed: 2 started too late to finish by their deadline; while jobs of deadline classes "
+        "waited (18.0 job-hours in all), of the cluster's capacity 100.0% was on jobs that may not be preempted");
+}
+
 }  // namespace replay_test

@@ -278,6 +278,12 @@ struct GroupMetrics {
   int stops = 0;
   int deadline_jobs = 0;
   int deadline_met = 0;
+  // Deadline jobs that missed, by how: never started; started too late to
+  // finish by their deadline even uninterrupted; started in time but stopped
+  // (preempted or drained) on the way.
+  int deadline_never_started = 0;
+  int deadline_started_late = 0;
+  int deadline_stopped = 0;
   std::optional<ProgramTotals> share;  // programs only
   std::vector<double> waits;           // sorted, for CDF plots (not in JSON)
 };
@@ -292,7 +298,9 @@ struct GateResult {
   // For a failed share_delivery gate: what held the capacity the worst program
   // lacked in its worst window ("of the 15.1 unit-hours it lacked, 61% was on
   // jobs inside their protection, ..."); for a failed wait gate: what the
-  // cluster's capacity was doing while the jobs waited; empty otherwise.
+  // cluster's capacity was doing while the jobs waited; for a failed
+  // deadline_slo gate: how the jobs missed and what held the capacity while
+  // jobs of deadline classes waited; empty otherwise.
   std::string why;
 };
 
