@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -400,13 +399,14 @@ bool CycleRun::backfill(PendingJob& job, std::size_t position) {
 // stop only jobs that took held capacity on this promise, for the job it was
 // held for, ranked above them (docs/SCHEDULING.md "Backfill that yields").
 bool CycleRun::may_yield_by(const PendingJob& job, Seconds when) const {
-  const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
-  const Seconds every = static_cast<Seconds>(std::llround(info.checkpoint_every));
-  if (!info.preemptible || !info.resumable || !job.request->requeueable || every <= 0 || in_fast_lane(job.job_class)) {
+  // The contract it would start under now (the same one start() records).
+  const Contract contract = contract_at_start(tables_.classes[static_cast<std::size_t>(job.job_class)], *job.request,
+                                              state_.now, policy_.source_hash());
+  if (!contract.preemptible || !contract.resumable || !job.request->requeueable || contract.checkpoint_every <= 0 ||
+      in_fast_lane(job.job_class)) {
     return false;
   }
-  const Seconds window = when - state_.now;
-  return window >= every && window >= protection_for(info, *job.request);
+  return contract.protected_until <= when && state_.now + contract.checkpoint_every <= when;
 }
 
 // NodePool::failure_reason, remembered per shape until the capacity changes
