@@ -1,5 +1,5 @@
 // BM_ReplayPhilly: the whole Philly trace (82,247 jobs over 109 days, from
-// ../shared/data/traces/philly_pollux) replayed on the 1,000-GPU research
+// data/traces/philly_pollux) replayed on the 1,000-GPU research
 // cluster under policies/large_org.allot, with the mapping of
 // examples/workloads/philly_large_org_map.toml. One iteration is one full
 // replay: every arrival, completion, stop and cycle. Target (issue 5): under
@@ -41,7 +41,7 @@ struct PhillyReplay {
 const PhillyReplay* philly() {
   static const PhillyReplay* replay = []() -> const PhillyReplay* {
     auto cluster = runtime::load_inventory(source("examples/clusters/research-1000gpu.toml"));
-    auto rows = read_trace(source("../shared/data/traces/philly_pollux/philly_pollux.csv"));
+    auto rows = read_trace(source("data/traces/philly_pollux/philly_pollux.csv"));
     auto map = load_trace_map(source("examples/workloads/philly_large_org_map.toml"));
     if (!cluster || !rows || !map) return nullptr;
     auto workload = trace_workload(*rows, *map, *cluster, "philly_pollux.csv", std::nullopt);

@@ -2,7 +2,7 @@
 # Measures the Slurm adapter's reconcile pass (BM_SlurmPass* in slurm_bench.cpp)
 # against a real Slurm holding 1,000 running and 5,000 pending jobs.
 #
-# The sandbox (../shared/tools/slurm-sandbox.sh) gets 16 nodes x 64 fake GPUs
+# The sandbox (scripts/slurm-sandbox.sh) gets 16 nodes x 64 fake GPUs
 # and 128 CPUs each. 1,000 one-GPU jobs of class `long` (protected, so the pass
 # has no victims to signal) run `sleep`; each is a real slurmstepd, about 7 MB
 # apiece. Then 5,000 jobs asking for a whole node (64 GPUs) wait: no node is
@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-release}
-sandbox=$root/../shared/tools/slurm-sandbox.sh
+sandbox=$root/scripts/slurm-sandbox.sh
 bench=$build/bench/allot_bench
 [ -x "$bench" ] || { echo "no $bench; build allot_bench first" >&2; exit 2; }
 

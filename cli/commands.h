@@ -114,6 +114,11 @@ int run_slurm(const SlurmArguments& arguments);
 // given. Returns false (after printing why) when a path does not exist.
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files);
 
+// Flushes standard output and tells whether everything written to it arrived
+// (a full disk, a closed pipe, /dev/full); prints the reason when not. Every
+// command's exit goes through it (main.cpp): output that was cut short exits 2.
+bool flush_stdout();
+
 // Reads a `--now YYYY-MM-DD` argument into `today` (left unset when `now` is
 // empty). Returns false after telling the user what was wrong.
 bool read_now(const std::string& now, std::optional<Date>& today);

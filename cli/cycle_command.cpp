@@ -8,18 +8,39 @@
 #include "allot/audit.h"
 #include "commands.h"
 #include "cycle_inputs.h"
+#include "io_paths.h"
 
 namespace allot::cli {
+namespace {
+
+// What a cycle reads and writes: --apply may replace its own --state (atomically,
+// docs/STATE.md), nothing else may be written over an input or another output.
+CommandFiles cycle_files(const CycleArguments& arguments, const CycleInputs& inputs) {
+  CommandFiles files;
+  files.input("--policy", arguments.policy);
+  files.input("--state", arguments.state);
+  if (!inputs.snapshot.inventory_file.empty()) files.input("the inventory of --state", inputs.snapshot.inventory_file);
+  files.imports("--policy", inputs.policy_files);
+  files.output("--apply", arguments.apply);
+  files.output("--audit", arguments.audit);
+  files.in_place["--apply"] = "--state";
+  return files;
+}
+
+}  // namespace
 
 int run_cycle_command(const CycleArguments& arguments) {
   int code = 0;
   auto inputs = load_cycle_inputs(arguments.policy, arguments.state, arguments.now, arguments.engine, code);
   if (!inputs) return code;
+  if (!check_files(cycle_files(arguments, *inputs))) return 2;
   runtime::ClusterState& state = inputs->snapshot.state;
   runtime::CycleOptions options;
   options.yield_backfill = arguments.yield_backfill;
   const runtime::CycleResult result = runtime::run_cycle(state, *inputs->policy, options);
   std::cout << runtime::cycle_document(result, state.inventory, inputs->policy->tables().name);
+  // A document that did not reach its reader leaves the state and the log as they were.
+  if (!flush_stdout()) return 2;
   // The state first, then the audit: an audit record never describes a state
   // that was not written (a failed --apply leaves the audit as it was).
   std::optional<runtime::AuditLog> log;

@@ -46,7 +46,9 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
   if (auto unknown = runtime::check_snapshot_accounts(*snapshot, compiled.policy->tables())) {
     return fail(code, 1, unknown->to_string());
   }
-  return CycleInputs{std::move(*snapshot), std::move(compiled.policy)};
+  std::vector<std::string> policy_files;
+  for (const auto& [file, text] : compiled.sources) policy_files.push_back(file);
+  return CycleInputs{std::move(*snapshot), std::move(compiled.policy), std::move(policy_files)};
 }
 
 }  // namespace allot::cli

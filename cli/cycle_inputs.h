@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "allot/policy.h"
 #include "allot/snapshot.h"
@@ -14,6 +15,7 @@ namespace allot::cli {
 struct CycleInputs {
   runtime::Snapshot snapshot;
   std::shared_ptr<const CompiledPolicy> policy;
+  std::vector<std::string> policy_files;  // the policy and every file it imports, as read
 };
 
 // Loads the snapshot, applies `now` (empty: the snapshot's own) and compiles

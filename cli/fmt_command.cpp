@@ -1,10 +1,11 @@
 // `allot fmt`: the canonical layout, for people (print, --write), editors
 // (`-` formats standard input) and CI (--check).
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "allot/files.h"
 #include "allot/frontend.h"
@@ -20,13 +21,9 @@ constexpr const char* kStandardInput = "<stdin>";
 
 // A policy to format: standard input, or a bounded regular file; why not.
 std::optional<std::string> read_text(const std::string& path, std::string& text) {
-  if (path == "-") {
-    std::ostringstream contents;
-    contents << std::cin.rdbuf();
-    text = contents.str();
-    return std::nullopt;
-  }
-  auto contents = support::read_file(path, support::kMaxPolicyBytes);
+  // Standard input has the bound of a policy file (`/dev/zero` is refused, not read forever).
+  auto contents = path == "-" ? support::read_descriptor(STDIN_FILENO, support::kMaxPolicyBytes)
+                              : support::read_file(path, support::kMaxPolicyBytes);
   if (!contents) return contents.error().reason;
   text = std::move(*contents);
   return std::nullopt;

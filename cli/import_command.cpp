@@ -12,6 +12,7 @@
 #include "allot/slurm_import.h"
 #include "allot/text.h"
 #include "commands.h"
+#include "io_paths.h"
 
 namespace allot::cli {
 namespace {
@@ -36,6 +37,10 @@ bool valid_date(const std::string& text) {
 
 int run_import_slurm(const ImportSlurmArguments& arguments) {
   if (!valid_date(arguments.review)) return 2;
+  CommandFiles files;
+  files.input("the dump", arguments.dump);
+  files.output("--output", arguments.output);
+  if (!check_files(files)) return 2;
   std::string error;
   const auto dump = read_dump(arguments.dump, error);
   if (!dump) {
@@ -62,8 +67,7 @@ int run_import_slurm(const ImportSlurmArguments& arguments) {
                            imported->users, imported->notes.size());
   if (arguments.output.empty()) {
     std::cout << imported->policy;
-    std::cout.flush();
-    return std::cout ? 0 : 2;
+    return 0;  // main() checks that it arrived
   }
   if (const auto problem = support::write_file_atomic(arguments.output, imported->policy)) {
     std::cerr << "allot: " << *problem << "\n";

@@ -30,6 +30,18 @@ CLI::Validator bounded(double low, double high, bool above_low = false) {
       fmt::format("{} {}..{}", above_low ? "above" : "from", low, high));
 }
 
+// A path option: an empty value (an unset shell variable, `--apply ''`) is a
+// usage error, never "not given" and never a file named "". For `--policy
+// NAME=FILE`, the part after `=` must not be empty either.
+const CLI::Validator kPath(
+    [](const std::string& text) -> std::string {
+      const std::size_t equals = text.find('=');
+      if (text.empty() || (equals != std::string::npos && equals + 1 == text.size()))
+        return "the path is empty (an unset shell variable?)";
+      return "";
+    },
+    "PATH");
+
 constexpr const char* kYieldBackfill =
     "Let a preemptible, resumable job whose limit runs past a hold's time backfill it and yield then, under a "
     "policy without `preempt` (CycleOptions::yield_backfill, default off; docs/SCHEDULING.md)";
@@ -42,7 +54,9 @@ int main(int argc, char** argv) {
 
   allot::cli::CheckArguments check;
   auto* check_command = app.add_subcommand("check", "Validate policy files and report diagnostics");
-  check_command->add_option("paths", check.paths, "Policy files or folders (every *.allot below)")->required();
+  check_command->add_option("paths", check.paths, "Policy files or folders (every *.allot below)")
+      ->check(kPath)
+      ->required();
   check_command->add_option("--now", check.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
   check_command->add_option("--format", check.format, "Output: text, json, sarif or github")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
@@ -51,21 +65,24 @@ int main(int argc, char** argv) {
       ->add_option("--max-exception-days", check.max_exception_days,
                    "Longest an exception may run past today (default 90)")
       ->check(bounded(1, 36600));
-  check_command->add_option("--import-path", check.import_path,
-                            "Another folder imports are looked up in (repeatable; after the importing file's folder)");
+  check_command
+      ->add_option("--import-path", check.import_path,
+                   "Another folder imports are looked up in (repeatable; after the importing file's folder)")
+      ->check(kPath);
   check_command->add_flag("--allow-outside-imports", check.allow_outside_imports,
                           "Allow absolute imports and files outside the policy's folder and the import path");
 
   allot::cli::FmtArguments fmt;
   auto* fmt_command = app.add_subcommand("fmt", "Print policy files in the canonical layout");
   fmt_command->add_option("paths", fmt.paths, "Policy files or folders (every *.allot below); `-` reads standard input")
+      ->check(kPath)
       ->required();
   auto* check_flag = fmt_command->add_flag("--check", fmt.check, "Exit 1 and name the files that would change");
   fmt_command->add_flag("--write", fmt.write, "Rewrite the files in place")->excludes(check_flag);
 
   allot::cli::CompileArguments compile;
   auto* compile_command = app.add_subcommand("compile", "Check a policy and build its code (or print its IR)");
-  compile_command->add_option("path", compile.path, "The policy file")->required();
+  compile_command->add_option("path", compile.path, "The policy file")->check(kPath)->required();
   compile_command->add_option("--emit", compile.emit, "Print the code instead: ir, llvm or asm")
       ->check(CLI::IsMember({"ir", "llvm", "asm"}));
   compile_command->add_option("--engine", compile.engine, "What runs the policy: jit (default) or interp")
@@ -75,8 +92,9 @@ int main(int argc, char** argv) {
   allot::cli::ReplayArguments replay;
   auto* replay_command = app.add_subcommand("replay", "Compare policies on the same arrivals (a scenario or a trace)");
   replay_command->add_option("--policy", replay.policies, "A policy to replay, as NAME=FILE (repeat to compare)")
+      ->check(kPath)
       ->required();
-  replay_command->add_option("--cluster", replay.cluster, "The cluster inventory (TOML)")->required();
+  replay_command->add_option("--cluster", replay.cluster, "The cluster inventory (TOML)")->check(kPath)->required();
   auto* scenario_option =
       replay_command->add_option("--scenario", replay.scenario, "normal, burst, large, drain or all")
           ->check(CLI::IsMember({"normal", "burst", "large", "drain", "all"}));
@@ -84,12 +102,15 @@ int main(int argc, char** argv) {
       ->needs(scenario_option);
   auto* trace_option =
       replay_command->add_option("--trace", replay.trace, "A trace CSV to replay instead of a scenario")
+          ->check(kPath)
           ->excludes(scenario_option);
-  replay_command->add_option("--map", replay.map, "Where the trace's groups and jobs go (TOML)")->needs(trace_option);
+  replay_command->add_option("--map", replay.map, "Where the trace's groups and jobs go (TOML)")
+      ->check(kPath)
+      ->needs(trace_option);
   replay_command->add_option("--days", replay.days, "Days to replay (default: 7, or the whole trace; at most 3660)")
       ->check(bounded(1, 3660));
-  replay_command->add_option("--json", replay.json, "Write the JSON report here (`-` for stdout)");
-  replay_command->add_option("--html", replay.html, "Write the HTML report here");
+  replay_command->add_option("--json", replay.json, "Write the JSON report here (`-` for stdout)")->check(kPath);
+  replay_command->add_option("--html", replay.html, "Write the HTML report here")->check(kPath);
   replay_command->add_option("--engine", replay.engine, "What runs the policies: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
   replay_command->add_option("--now", replay.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
@@ -117,20 +138,26 @@ int main(int argc, char** argv) {
   allot::cli::CycleArguments cycle;
   auto* cycle_command =
       app.add_subcommand("cycle", "Run one scheduling cycle on a state snapshot; print the decisions");
-  cycle_command->add_option("--policy", cycle.policy, "The policy file")->required();
-  cycle_command->add_option("--state", cycle.state, "The state snapshot (TOML, docs/STATE.md)")->required();
+  cycle_command->add_option("--policy", cycle.policy, "The policy file")->check(kPath)->required();
+  cycle_command->add_option("--state", cycle.state, "The state snapshot (TOML, docs/STATE.md)")
+      ->check(kPath)
+      ->required();
   cycle_command->add_option("--now", cycle.now, "Run at this time instead (2026-12-02T09:30:00Z, a date, or seconds)");
   cycle_command->add_option("--engine", cycle.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
-  cycle_command->add_option("--audit", cycle.audit, "Append the decisions to this audit log (JSON lines)");
-  cycle_command->add_option("--apply", cycle.apply, "Write the state after the decisions to this snapshot file");
+  cycle_command->add_option("--audit", cycle.audit, "Append the decisions to this audit log (JSON lines)")
+      ->check(kPath);
+  cycle_command->add_option("--apply", cycle.apply, "Write the state after the decisions to this snapshot file")
+      ->check(kPath);
   cycle_command->add_flag("--yield-backfill", cycle.yield_backfill, kYieldBackfill);
 
   allot::cli::ExplainArguments explain;
   auto* explain_command = app.add_subcommand("explain", "Explain why a job is where it is and when it may run");
   explain_command->add_option("job", explain.job, "The job id")->required();
-  explain_command->add_option("--policy", explain.policy, "The policy file")->required();
-  explain_command->add_option("--state", explain.state, "The state snapshot (TOML, docs/STATE.md)")->required();
+  explain_command->add_option("--policy", explain.policy, "The policy file")->check(kPath)->required();
+  explain_command->add_option("--state", explain.state, "The state snapshot (TOML, docs/STATE.md)")
+      ->check(kPath)
+      ->required();
   explain_command->add_option("--now", explain.now, "Explain at this time instead (as for `allot cycle`)");
   explain_command->add_option("--engine", explain.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
@@ -140,8 +167,10 @@ int main(int argc, char** argv) {
   allot::cli::SharesArguments shares;
   auto* shares_command =
       app.add_subcommand("shares", "Print every account's fair-share fields, as sshare -l does, plus share and debt");
-  shares_command->add_option("--policy", shares.policy, "The policy file")->required();
-  shares_command->add_option("--state", shares.state, "The state snapshot (TOML, docs/STATE.md)")->required();
+  shares_command->add_option("--policy", shares.policy, "The policy file")->check(kPath)->required();
+  shares_command->add_option("--state", shares.state, "The state snapshot (TOML, docs/STATE.md)")
+      ->check(kPath)
+      ->required();
   shares_command->add_option("--now", shares.now, "At this time instead (as for `allot cycle`)");
   shares_command->add_option("--engine", shares.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
@@ -153,8 +182,11 @@ int main(int argc, char** argv) {
   import_command->require_subcommand(1);
   auto* import_slurm_command =
       import_command->add_subcommand("slurm", "Turn `sacctmgr dump` output into an Allot policy tree");
-  import_slurm_command->add_option("dump", import_slurm.dump, "The file `sacctmgr dump CLUSTER` wrote")->required();
-  import_slurm_command->add_option("--output", import_slurm.output, "Write the policy here instead of stdout");
+  import_slurm_command->add_option("dump", import_slurm.dump, "The file `sacctmgr dump CLUSTER` wrote")
+      ->check(kPath)
+      ->required();
+  import_slurm_command->add_option("--output", import_slurm.output, "Write the policy here instead of stdout")
+      ->check(kPath);
   import_slurm_command->add_option("--owner", import_slurm.owner, "Every program's owner (fill in later otherwise)");
   import_slurm_command->add_option("--review", import_slurm.review, "Every program's review date (YYYY-MM-DD)");
   import_slurm_command->add_option("--hypothesis", import_slurm.hypothesis,
@@ -163,16 +195,19 @@ int main(int argc, char** argv) {
   allot::cli::SlurmArguments slurm;
   auto* slurm_command = app.add_subcommand("slurm", "Run the Slurm adapter: rank, set priorities, preempt by policy");
   slurm_command->add_option("--policy", slurm.policy, "The policy file (reloaded on SIGHUP or when it changes)")
+      ->check(kPath)
       ->required();
   slurm_command
       ->add_option("--map", slurm.map, "The mapping file: Slurm accounts and jobs to tree accounts and classes")
+      ->check(kPath)
       ->required();
-  slurm_command->add_option("--ledger", slurm.ledger,
-                            "The usage ledger and adapter state (SQLite; default allot-slurm.db)");
+  slurm_command
+      ->add_option("--ledger", slurm.ledger, "The usage ledger and adapter state (SQLite; default allot-slurm.db)")
+      ->check(kPath);
   slurm_command->add_option("--interval", slurm.interval, "Time between passes: 5s (default), 1m, ...");
   slurm_command->add_flag("--once", slurm.once, "Run one pass and exit");
   slurm_command->add_flag("--dry-run", slurm.dry_run, "Print the decisions; write nothing to Slurm or the ledger");
-  slurm_command->add_option("--audit", slurm.audit, "Append audit records to this file (JSON lines)");
+  slurm_command->add_option("--audit", slurm.audit, "Append audit records to this file (JSON lines)")->check(kPath);
   slurm_command->add_option("--now", slurm.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
   slurm_command->add_option("--engine", slurm.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
@@ -183,13 +218,17 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? 0 : 2;
   }
-  if (check_command->parsed()) return allot::cli::run_check(check);
-  if (compile_command->parsed()) return allot::cli::run_compile(compile);
-  if (replay_command->parsed()) return allot::cli::run_replay(replay);
-  if (cycle_command->parsed()) return allot::cli::run_cycle_command(cycle);
-  if (explain_command->parsed()) return allot::cli::run_explain(explain);
-  if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);
-  if (shares_command->parsed()) return allot::cli::run_shares(shares);
-  if (import_slurm_command->parsed()) return allot::cli::run_import_slurm(import_slurm);
-  return allot::cli::run_fmt(fmt);
+  const int code = [&] {
+    if (check_command->parsed()) return allot::cli::run_check(check);
+    if (compile_command->parsed()) return allot::cli::run_compile(compile);
+    if (replay_command->parsed()) return allot::cli::run_replay(replay);
+    if (cycle_command->parsed()) return allot::cli::run_cycle_command(cycle);
+    if (explain_command->parsed()) return allot::cli::run_explain(explain);
+    if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);
+    if (shares_command->parsed()) return allot::cli::run_shares(shares);
+    if (import_slurm_command->parsed()) return allot::cli::run_import_slurm(import_slurm);
+    return allot::cli::run_fmt(fmt);
+  }();
+  // Output cut short (a full disk, /dev/full) is a failure, whatever the command found.
+  return allot::cli::flush_stdout() ? code : 2;
 }

@@ -1,10 +1,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
+#include "allot/files.h"
 #include "commands.h"
 
 namespace allot::cli {
@@ -35,6 +38,17 @@ bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string
     }
   }
   return true;
+}
+
+bool flush_stdout() {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error_number = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return true;
+  std::cerr << "allot: cannot write standard output: "
+            << (error_number != 0 ? support::system_reason(error_number) : "the output was cut short") << "\n";
+  return false;
 }
 
 bool use_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO); }

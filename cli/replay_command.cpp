@@ -11,6 +11,7 @@
 #include "allot/files.h"
 #include "allot/simulator.h"
 #include "commands.h"
+#include "io_paths.h"
 
 namespace allot::cli {
 namespace {
@@ -45,7 +46,9 @@ std::pair<std::string, std::string> split_policy(const std::string& argument) {
 }
 
 // Compiles every policy; prints diagnostics and returns nothing on errors.
-std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments& arguments, int& code) {
+// Every file read (the policies and their imports) is added to `files`.
+std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments& arguments, CommandFiles& files,
+                                                          int& code) {
   CompileOptions options;
   options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
   if (!arguments.now.empty()) options.check.today = parse_date(arguments.now);
@@ -64,6 +67,10 @@ std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments&
       code = io ? 2 : 1;
       return std::nullopt;
     }
+    files.input("--policy", file);
+    std::vector<std::string> read;
+    for (const auto& [source, text] : result.sources) read.push_back(source);
+    files.imports("--policy", read);
     policies.push_back(ReplayPolicy{name, file, result.policy});
   }
   return policies;
@@ -206,8 +213,16 @@ std::optional<simulator::ScenarioReport> replay_scenario(simulator::Scenario whi
 
 int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory) {
   int code = 0;
-  const auto policies = compile_policies(arguments, code);
+  // Checked before the replay's minutes of work, not after them.
+  CommandFiles files;
+  files.input("--cluster", arguments.cluster);
+  if (!arguments.trace.empty()) files.input("--trace", arguments.trace);
+  if (!arguments.map.empty()) files.input("--map", arguments.map);
+  files.output("--json", arguments.json);
+  files.output("--html", arguments.html);
+  const auto policies = compile_policies(arguments, files, code);
   if (!policies) return code;
+  if (!check_files(files)) return 2;
   // A single scale is an ordinary replay on the scaled cluster: the header says which.
   const bool one_scale = arguments.capacity_scales.size() == 1;
   simulator::ReplayReport report = empty_report(

@@ -24,6 +24,7 @@
 #include "allot/policy_slot.h"
 #include "allot/slurm.h"
 #include "commands.h"
+#include "io_paths.h"
 
 namespace allot::cli {
 namespace {
@@ -66,8 +67,9 @@ std::string read_text(const std::string& path) {
 // A compiled policy that also fits the mapping file, or why not.
 struct Candidate {
   std::shared_ptr<const CompiledPolicy> policy;
-  std::string problems;  // diagnostics and map errors, rendered for the log
-  std::string source;    // the text compiled, to notice later edits
+  std::string problems;            // diagnostics and map errors, rendered for the log
+  std::string source;              // the text compiled, to notice later edits
+  std::vector<std::string> files;  // the policy and every file it imports, as read
 };
 
 // Never throws: a policy that cannot be compiled (even by running out of
@@ -78,6 +80,7 @@ Candidate compile_candidate(const std::string& path, const CompileOptions& optio
     candidate.source = read_text(path);
     CompileResult result = compile_policy_file(path, options);
     candidate.problems = render_text(result.diagnostics, result.sources, {false});
+    for (const auto& [file, text] : result.sources) candidate.files.push_back(file);
     if (!result.policy) return candidate;
     if (auto error = slurm::check_job_map(map, result.policy->tables())) {
       candidate.problems += error->to_string() + "\n";
@@ -289,6 +292,14 @@ int run_slurm(const SlurmArguments& arguments) {
     std::cerr << first.problems;
     return 1;
   }
+  // The ledger and the audit log are written; neither may be an input or the other.
+  CommandFiles files;
+  files.input("--policy", arguments.policy);
+  files.input("--map", arguments.map);
+  files.imports("--policy", first.files);
+  files.output("--ledger", arguments.ledger);
+  files.output("--audit", arguments.audit);
+  if (!check_files(files)) return 2;
   auto backend = slurm::connect_libslurm();
   if (!backend) {
     std::cerr << "allot: " << backend.error() << '\n';

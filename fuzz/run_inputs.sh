@@ -32,7 +32,7 @@ seed() {
 }
 for f in examples/states/*.toml tests/runtime/data/*.toml; do [ -f "$f" ] && seed 0 "$f"; done
 for f in examples/clusters/*.toml; do seed 1 "$f"; done
-for f in ../shared/data/traces/*/*.csv; do [ -f "$f" ] && seed 2 "$f"; done
+for f in data/traces/*/*.csv; do [ -f "$f" ] && seed 2 "$f"; done
 for f in examples/workloads/*.toml; do seed 3 "$f"; done
 for f in examples/slurm/*.toml tests/slurm/data/*.toml; do [ -f "$f" ] && seed 4 "$f"; done
 for f in tests/golden/import/*.dump; do seed 5 "$f"; done

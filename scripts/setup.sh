@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Allot needs, only those missing (idempotent).
-# See ../shared/TOOLCHAIN.md for why each one is here.
 set -euo pipefail
 
 packages=(
@@ -30,7 +29,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 # Slurm's and munge's maintainer scripts would start the system daemons; the
-# tests run their own (../shared/tools/slurm-sandbox.sh). Forbid service starts
+# tests run their own (scripts/slurm-sandbox.sh). Forbid service starts
 # for the install where the machine has no policy of its own.
 made_policy=""
 if [ ! -e /usr/sbin/policy-rc.d ]; then

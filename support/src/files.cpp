@@ -57,6 +57,34 @@ std::string random_suffix() {
   return suffix;
 }
 
+FileError too_large(std::uint64_t bytes, std::size_t max_bytes) {
+  return FileError{FileProblem::too_large, fmt::format("is {} bytes, more than the {} allowed", bytes, max_bytes),
+                   bytes};
+}
+
+// Reads `descriptor` to its end, expecting about `expected` bytes, and refuses
+// more than `max_bytes`: a file that grows while it is read, or a stream
+// (standard input fed from /dev/zero), is read up to the limit and no further.
+Expected<std::string, FileError> read_until_end(int descriptor, std::size_t expected, std::size_t max_bytes) {
+  std::string contents;
+  contents.resize(expected);
+  std::size_t filled = 0;
+  while (true) {
+    if (filled == contents.size()) {
+      if (contents.size() > max_bytes) return unexpected(too_large(contents.size(), max_bytes));
+      contents.resize(std::min<std::size_t>(max_bytes + 1, contents.size() + 65536));
+    }
+    const ssize_t count = ::read(descriptor, contents.data() + filled, contents.size() - filled);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) return unexpected(os_error(errno));
+    if (count == 0) break;
+    filled += static_cast<std::size_t>(count);
+  }
+  contents.resize(filled);
+  if (filled > max_bytes) return unexpected(too_large(filled, max_bytes));
+  return contents;
+}
+
 }  // namespace
 
 std::string system_reason(int error_number) {
@@ -72,29 +100,12 @@ Expected<std::string, FileError> read_file(const std::string& path, std::size_t 
   if (::fstat(file.get(), &info) != 0) return unexpected(os_error(errno));
   if (!S_ISREG(info.st_mode)) return unexpected(FileError{FileProblem::not_regular, kind_of(info.st_mode)});
   const auto size = static_cast<std::uint64_t>(info.st_size);
-  const auto too_large = [&](std::uint64_t bytes) {
-    return FileError{FileProblem::too_large, fmt::format("is {} bytes, more than the {} allowed", bytes, max_bytes),
-                     bytes};
-  };
-  if (size > max_bytes) return unexpected(too_large(size));
-  std::string contents;
-  contents.resize(static_cast<std::size_t>(size));
-  std::size_t filled = 0;
-  // A file that grows while it is read is read up to the limit and refused beyond it.
-  while (true) {
-    if (filled == contents.size()) {
-      if (contents.size() > max_bytes) return unexpected(too_large(contents.size()));
-      contents.resize(std::min<std::size_t>(max_bytes + 1, contents.size() + 65536));
-    }
-    const ssize_t count = ::read(file.get(), contents.data() + filled, contents.size() - filled);
-    if (count < 0 && errno == EINTR) continue;
-    if (count < 0) return unexpected(os_error(errno));
-    if (count == 0) break;
-    filled += static_cast<std::size_t>(count);
-  }
-  contents.resize(filled);
-  if (filled > max_bytes) return unexpected(too_large(filled));
-  return contents;
+  if (size > max_bytes) return unexpected(too_large(size, max_bytes));
+  return read_until_end(file.get(), static_cast<std::size_t>(size), max_bytes);
+}
+
+Expected<std::string, FileError> read_descriptor(int descriptor, std::size_t max_bytes) {
+  return read_until_end(descriptor, 0, max_bytes);
 }
 
 std::optional<std::string> write_all(int descriptor, std::string_view bytes) {

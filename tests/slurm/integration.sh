@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the adapter's integration test against a real Slurm 22.05 started here
-# (../shared/tools/slurm-sandbox.sh: 2 nodes x 4 fake GPUs, a private state
+# (scripts/slurm-sandbox.sh: 2 nodes x 4 fake GPUs, a private state
 # folder and port) and stopped on exit, also when the test fails.
 # Usage: tests/slurm/integration.sh TEST_BINARY [catch2 arguments...]
 # Needs root and the Slurm packages (scripts/setup.sh installs them); exits 77,
@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 test_binary=$1
 shift
-sandbox=$root/../shared/tools/slurm-sandbox.sh
+sandbox=$root/scripts/slurm-sandbox.sh
 
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null 2>&1 || [ ! -f "$sandbox" ]; then
   # On a developer's machine without them the test is skipped; in CI (where

@@ -167,17 +167,32 @@ TEST_CASE("open_append never opens a log through a symlink or onto a device", "[
 TEST_CASE("the audit log cuts a torn last line on open, so the next record stands alone", "[support][audit]") {
   TempFolder folder("allot-files-test");
   const std::string path = folder.file("audit.jsonl");
-  put(path, "{\"kind\":\"start\"}\n{\"kind\":\"pre");
+  const std::string start = "{\"time\":\"2026-12-02T09:00:00Z\",\"kind\":\"start\"}\n";
+  const std::string skip = "{\"time\":\"2026-12-02T09:05:00Z\",\"kind\":\"skip\"}\n";
+  put(path, start + "{\"time\":\"2026-12-02T09:0");
   {
     auto log = allot::runtime::AuditLog::open(path);
     REQUIRE(log);
-    REQUIRE_FALSE(log->append_lines("{\"kind\":\"skip\"}\n"));
+    REQUIRE_FALSE(log->append_lines(skip));
   }
-  CHECK(contents_of(path) == "{\"kind\":\"start\"}\n{\"kind\":\"skip\"}\n");
-  put(path, "no newline at all");
+  CHECK(contents_of(path) == start + skip);
+  put(path, "{\"ti");  // the only record, cut after four bytes
   REQUIRE(allot::runtime::AuditLog::open(path));
   CHECK(contents_of(path).empty());
-  put(path, "whole\n");
+  put(path, start);
   REQUIRE(allot::runtime::AuditLog::open(path));
-  CHECK(contents_of(path) == "whole\n");
+  CHECK(contents_of(path) == start);
+}
+
+TEST_CASE("the audit log refuses a file that is not one and leaves it as it was", "[support][audit]") {
+  TempFolder folder("allot-files-test");
+  const std::string path = folder.file("notes.txt");
+  for (const std::string text : {"no newline at all", "whole\n", "{\"kind\":\"start\"}\n{\"kind\":\"pre"}) {
+    INFO(text);
+    put(path, text);
+    const auto log = allot::runtime::AuditLog::open(path);
+    REQUIRE_FALSE(log);
+    CHECK_THAT(log.error(), Catch::Contains("is not an Allot audit log"));
+    CHECK(contents_of(path) == text);
+  }
 }

@@ -33,8 +33,12 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
 class AuditLog {
  public:
   // Opens (creating if needed) the regular file `path` for appending, never
-  // through a symlink. A torn last line (a crash in the middle of a write) is
-  // cut off, so the next record starts on a line of its own. The reason on failure.
+  // through a symlink. A non-empty file that is not an audit log (its first
+  // line does not start with `{"time":"`) is refused, never changed. A torn
+  // last line (a crash in the middle of a write) is cut off, so the next record
+  // starts on a line of its own; the cut and every append hold flock(2)'s lock
+  // on the file, so several writers (two `allot cycle --audit`, an adapter)
+  // never cut or interleave each other's records. The reason on failure.
   static Expected<AuditLog, std::string> open(const std::string& path, bool sync = false);
   AuditLog(AuditLog&& other) noexcept;
   AuditLog& operator=(AuditLog&& other) noexcept;

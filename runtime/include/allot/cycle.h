@@ -3,7 +3,7 @@
 // socket: drivers (simulator, `allot cycle`, the Slurm adapter, a service)
 // build a ClusterState, call run_cycle, and enact the decisions.
 //
-// Semantics (DESIGN.md "Runtime semantics"):
+// Semantics (docs/SCHEDULING.md, docs/FAIRSHARE.md):
 //   1. account fields (share with the exceptions in force at `now`, usage,
 //      fair-share factors, debt) are computed from the policy's tables and the
 //      usage in the state; job columns are filled for the fields the policy reads;

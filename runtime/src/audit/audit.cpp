@@ -3,10 +3,13 @@
 #include "allot/audit.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -87,11 +90,54 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
 
 namespace {
 
+// How every record Allot appends begins (audit_lines, and the Slurm adapter's
+// records): what tells an audit log from any other file.
+constexpr std::string_view kRecordStart = "{\"time\":\"";
+
+// Holds flock(2)'s exclusive lock on the log while it lives: writers append
+// whole records under it, and the torn-line repair runs under it, so a repair
+// can never cut a record another process is writing.
+class LogLock {
+ public:
+  explicit LogLock(int descriptor) : descriptor_(descriptor) {
+    while (::flock(descriptor_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  LogLock(const LogLock&) = delete;
+  LogLock& operator=(const LogLock&) = delete;
+  ~LogLock() { ::flock(descriptor_, LOCK_UN); }
+
+ private:
+  int descriptor_;
+};
+
+// Refuses a non-empty file whose first line is not an audit record: `--audit`
+// aimed at the wrong file must not cut or extend it.
+std::optional<std::string> check_audit_log(int descriptor, off_t size, const std::string& path) {
+  if (size == 0) return std::nullopt;
+  char start[16] = {};
+  const std::size_t wanted = std::min(sizeof start, static_cast<std::size_t>(size));
+  ssize_t count = 0;
+  do {
+    count = ::pread(descriptor, start, wanted, 0);
+  } while (count < 0 && errno == EINTR);
+  if (count < 0) return system_error("read the audit log", path);
+  const std::string_view head(start, static_cast<std::size_t>(count));
+  // A log whose first record was cut after a few bytes is a log too.
+  const bool torn_first = static_cast<std::size_t>(size) < kRecordStart.size() && kRecordStart.starts_with(head);
+  if (head.starts_with(kRecordStart) || torn_first) return std::nullopt;
+  return fmt::format(
+      "`{}` is not an Allot audit log (its first line does not start with `{}`); name a new file or an existing "
+      "audit log",
+      path, kRecordStart);
+}
+
 // Cuts the file back to just after its last newline: what follows it is a
 // record whose write never finished.
 std::optional<std::string> cut_torn_line(int descriptor, const std::string& path) {
   const off_t size = ::lseek(descriptor, 0, SEEK_END);
   if (size < 0) return system_error("read the audit log", path);
+  if (auto problem = check_audit_log(descriptor, size, path)) return problem;
   char buffer[4096];
   for (off_t end = size; end > 0;) {
     const off_t start = end > static_cast<off_t>(sizeof buffer) ? end - static_cast<off_t>(sizeof buffer) : 0;
@@ -117,6 +163,7 @@ Expected<AuditLog, std::string> AuditLog::open(const std::string& path, bool syn
   auto opened = support::open_append(path);
   if (!opened) return unexpected(opened.error());
   AuditLog log(*opened, path, sync);
+  const LogLock lock(*opened);
   if (auto problem = cut_torn_line(*opened, path)) return unexpected(*problem);
   return log;
 }
@@ -144,7 +191,9 @@ std::optional<std::string> AuditLog::append(const CycleResult& result, const Inv
 
 std::optional<std::string> AuditLog::append_lines(std::string_view lines) {
   // O_APPEND makes each write land at the end even with other writers; a
-  // short write (a full disk, a signal) continues where it stopped.
+  // short write (a full disk, a signal) continues where it stopped, under the
+  // lock, so the records of two writers never interleave.
+  const LogLock lock(descriptor_);
   if (auto problem = support::write_all(descriptor_, lines)) {
     return fmt::format("cannot append to the audit log `{}`: {}", path_, *problem);
   }

@@ -1,4 +1,4 @@
-// The account columns of abi.h (DESIGN.md "Runtime semantics"): shares with
+// The account columns of abi.h (docs/FAIRSHARE.md): shares with
 // the exceptions in force, usage over the window, the fair-share factors of
 // runtime/ (Fair Tree, classic, DRF), debt, and what each account holds.
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The replay simulator: compares policies on the same arrivals before one goes
-// live (DESIGN.md "Replay and simulation"). Workloads come from a trace CSV
+// live (docs/REPLAY.md). Workloads come from a trace CSV
 // with a mapping file, or from the seed's four scenarios; a discrete-event loop
 // drives the runtime's own scheduling cycle (run_cycle + apply_decisions), a
 // RollingLedger and entitlement accounting; metrics, rollout gates and reports

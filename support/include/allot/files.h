@@ -42,6 +42,11 @@ struct FileError {
 // `max_bytes`. Opening never blocks (a FIFO is refused, not waited on).
 Expected<std::string, FileError> read_file(const std::string& path, std::size_t max_bytes);
 
+// Everything `descriptor` gives until its end (standard input, a pipe), if it
+// is at most `max_bytes`; reading stops one byte past the limit, so an endless
+// stream is refused rather than read forever.
+Expected<std::string, FileError> read_descriptor(int descriptor, std::size_t max_bytes);
+
 // Replaces the file at `path` with `contents`: writes a new file with a random
 // name beside it (created exclusively, never through a symlink), syncs it,
 // renames it over `path` and syncs the folder. On any failure `path` is as it
