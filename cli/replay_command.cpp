@@ -21,7 +21,7 @@ using simulator::Workload;
 
 // How long a sweep may be, and how large a scaled cluster: bounds on time and memory.
 constexpr std::size_t kMaxSweepValues = 12;
-constexpr long long kMaxScaledNodes = 100'000;
+constexpr long long kMaxScaledNodes = runtime::kMaxInventoryNodes;
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
 bool stderr_color() { return stderr_is_terminal() && std::getenv("NO_COLOR") == nullptr; }

@@ -30,7 +30,7 @@ bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON "${sanitizer_flags[@]}" \
 # here; the normal build below runs the full counts.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ALLOT_DIFFERENTIAL_STATES=10000 ALLOT_MUTATIONS=1000 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slurm  # the real-Slurm test runs once, below
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "slurm|large"  # the real-Slurm and large-input tests run once, below
 
 stage "hot swap under ThreadSanitizer"
 # One executable and one tag: policies swapped while cycles run on other threads.

@@ -61,6 +61,18 @@ std::vector<double> program_loads(const ScenarioContext& context, const DemandOp
   return loads;
 }
 
+double expected_background_jobs(const ScenarioContext& context, const DemandOptions& options) {
+  const double mean = mean_job_gpu_hours(context);
+  const std::vector<double> loads = program_loads(context, options);
+  double per_busy_hour = 0;  // jobs in an hour of factor 1
+  for (std::size_t p = 0; p < context.programs.size(); ++p) {
+    per_busy_hour += loads[p] * context.programs[p].share * context.capacity_gpus / mean;
+  }
+  double factors = 0;
+  for (Seconds hour = options.start; hour < options.end; hour += kHour) factors += hour_factor(hour);
+  return per_busy_hour * factors;
+}
+
 void add_background_demand(const ScenarioContext& context, const DemandOptions& options, Random& random,
                            std::vector<WorkloadJob>& jobs) {
   const double mean = mean_job_gpu_hours(context);

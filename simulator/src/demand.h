@@ -23,6 +23,11 @@ struct DemandOptions {
 void add_background_demand(const ScenarioContext& context, const DemandOptions& options, Random& random,
                            std::vector<WorkloadJob>& jobs);
 
+// How many background jobs add_background_demand is expected to append (the
+// Poisson means summed), computed without drawing one: the generator's cost is
+// bounded before any memory is taken for it.
+double expected_background_jobs(const ScenarioContext& context, const DemandOptions& options);
+
 // How busy an hour is relative to an average weekday: 1.3 in working hours,
 // 0.7 at night, 0.6 at weekends (UTC).
 double hour_factor(Seconds time);

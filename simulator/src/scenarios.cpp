@@ -135,8 +135,17 @@ Expected<Workload, std::string> generate_scenario(Scenario scenario, const runti
   workload.start = options.start;
   workload.end = options.start + options.days * kDay;
   // The background is the same in every scenario; each adds (or removes) its event.
+  const DemandOptions demand{options.load, 0.8, workload.start, workload.end};
+  // Bounded before a job is drawn: `--days 3660 --load 10` must not take all memory first.
+  const double expected = expected_background_jobs(*context, demand);
+  if (expected > static_cast<double>(kMaxWorkloadJobs)) {
+    return unexpected(
+        fmt::format("{} days at load {:g} on {} GPUs means about {:.0f} jobs, more than the {} a "
+                    "replay takes: replay fewer days or a lower load",
+                    options.days, options.load, context->capacity_gpus, expected, kMaxWorkloadJobs));
+  }
   Random background(options.seed);
-  add_background_demand(*context, {options.load, 0.8, workload.start, workload.end}, background, workload.jobs);
+  add_background_demand(*context, demand, background, workload.jobs);
   Random random(options.seed ^ (0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(scenario) + 1)));
   switch (scenario) {
     case Scenario::normal:

@@ -98,6 +98,14 @@ Expected<TraceRow, TraceError> read_row(const std::vector<std::string>& fields, 
   row.user = fields[index[5]];
   row.status = fields[index[6]];
   if (row.job_id.empty()) return unexpected(TraceError{file, line, "job_id", "the job id is empty"});
+  for (const std::size_t column : std::array<std::size_t, 4>{0, 4, 5, 6}) {
+    const std::string& text = fields[index[column]];
+    if (text.size() > support::kMaxNameBytes) {
+      return unexpected(
+          TraceError{file, line, std::string(kColumns[column]),
+                     fmt::format("the field is {} bytes long; at most {}", text.size(), support::kMaxNameBytes)});
+    }
+  }
   auto submit = whole_number(fields[index[1]], 0, kLatestSubmit, file, line, "submit_s");
   if (!submit) return unexpected(submit.error());
   auto duration = whole_number(fields[index[2]], 0, support::kMaxDurationSeconds, file, line, "duration_s");
@@ -117,6 +125,8 @@ std::string_view without_carriage_return(std::string_view line) {
 }  // namespace
 
 Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, const std::string& file) {
+  // A UTF-8 byte-order mark (spreadsheets write one) is not part of the first column's name.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::vector<TraceRow> rows;
   std::optional<ColumnIndex> index;
   std::unordered_map<std::string, int> seen;
@@ -133,6 +143,12 @@ Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, c
       continue;
     }
     if (line.empty()) continue;
+    // Bounded by what it builds: a row is a job of the replay (kMaxWorkloadJobs).
+    if (rows.size() == kMaxWorkloadJobs) {
+      return unexpected(TraceError{
+          file, line_number, "",
+          fmt::format("the trace has more than {} jobs, the most a replay takes; cut it", kMaxWorkloadJobs)});
+    }
     auto fields = split_fields(line);
     if (!fields) return unexpected(TraceError{file, line_number, "", fields.error()});
     if (fields->size() != index->count) {

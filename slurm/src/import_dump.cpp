@@ -5,6 +5,8 @@
 // an account already defined (or root).
 #include "allot/slurm_import.h"
 
+#include "allot/files.h"
+#include "allot/policy.h"
 #include "allot/text.h"
 
 #include <algorithm>
@@ -45,6 +47,7 @@ struct Node {
   std::uint32_t shares = 1;  // Slurm's default Fairshare
   int line = 0;
   int parent = -1;
+  std::size_t level = 0;  // 0 the root, 1 a program, one more per level below
   std::vector<int> children;
 };
 
@@ -131,7 +134,7 @@ std::string quoted(std::string_view text) {
 class Importer {
  public:
   explicit Importer(const ImportOptions& options) : options_(options) {
-    nodes_.push_back(Node{"root", "root", false, false, 1, 0, -1, {}});
+    nodes_.push_back(Node{"root", "root", false, false, 1, 0, -1, 0, {}});
     accounts_["root"] = 0;
   }
 
@@ -227,6 +230,14 @@ class Importer {
     node.user = line.kind == "User";
     node.line = number;
     node.parent = parent_;
+    node.level = nodes_[static_cast<std::size_t>(parent_)].level + 1;
+    // The language's limit, checked here so a hostile chain of Parent lines
+    // gives one error instead of a policy `allot check` refuses.
+    if (node.level > kMaxTreeLevels) {
+      return ImportError{number,
+                         fmt::format("{} `{}` would be level {} of the tree; an Allot tree has at most {}",
+                                     node.user ? "user" : "account", shown(line.name), node.level, kMaxTreeLevels)};
+    }
     for (const auto& [key, value] : line.options) {
       if (is_fairshare(key)) {
         if (auto problem = read_shares(value, node, number)) return problem;
@@ -315,6 +326,8 @@ class Importer {
     }
   }
 
+  // Appends the node and its subtree to `out`: each line written once, so the
+  // cost is the size of the policy (recursion is at most kMaxTreeLevels deep).
   void write_node(int index, int indent, std::string& out) const {
     const Node& node = nodes_[static_cast<std::size_t>(index)];
     const std::string pad(static_cast<std::size_t>(indent), ' ');
@@ -322,20 +335,20 @@ class Importer {
     // Top-level nodes are programs (no keyword); below, accounts are projects.
     const std::string keyword = top ? "" : (node.user ? "user " : "project ");
     const std::string share = node.use_parent ? "share parent" : fmt::format("shares {}", node.shares);
-    std::string body;
-    if (top) {
-      if (!options_.owner.empty()) body += fmt::format("{}  owner \"{}\"\n", pad, quoted(options_.owner));
-      if (!options_.review.empty()) body += fmt::format("{}  review {}\n", pad, options_.review);
-      if (!options_.hypothesis.empty()) {
-        body += fmt::format("{}  hypothesis \"{}\"\n", pad, quoted(options_.hypothesis));
-      }
-    }
-    for (int child : sorted_children(index)) write_node(child, indent + 2, body);
-    if (body.empty()) {
+    const bool attributes =
+        top && (!options_.owner.empty() || !options_.review.empty() || !options_.hypothesis.empty());
+    if (!attributes && node.children.empty()) {
       out += fmt::format("{}{}{} {}\n", pad, keyword, node.name, share);
-    } else {
-      out += fmt::format("{}{}{} {} {{\n{}{}}}\n", pad, keyword, node.name, share, body, pad);
+      return;
     }
+    out += fmt::format("{}{}{} {} {{\n", pad, keyword, node.name, share);
+    if (top) {
+      if (!options_.owner.empty()) out += fmt::format("{}  owner \"{}\"\n", pad, quoted(options_.owner));
+      if (!options_.review.empty()) out += fmt::format("{}  review {}\n", pad, options_.review);
+      if (!options_.hypothesis.empty()) out += fmt::format("{}  hypothesis \"{}\"\n", pad, quoted(options_.hypothesis));
+    }
+    for (int child : sorted_children(index)) write_node(child, indent + 2, out);
+    out += fmt::format("{}}}\n", pad);
   }
 
   const ImportOptions& options_;
@@ -353,7 +366,14 @@ Expected<ImportResult, ImportError> import_sacctmgr_dump(std::string_view dump, 
   if (dump.find('\0') != std::string_view::npos) return unexpected(ImportError{0, "the dump contains NUL bytes"});
   Importer importer(options);
   if (auto problem = importer.read(dump)) return unexpected(*problem);
-  return importer.result(source_name);
+  ImportResult result = importer.result(source_name);
+  // A policy no reader accepts is no use: say so now, not at `allot check`.
+  if (result.policy.size() > support::kMaxPolicyBytes) {
+    return unexpected(ImportError{0, fmt::format("the policy would be {} bytes, more than the {} a policy file may "
+                                                 "have (docs/SECURITY.md): import the site in parts",
+                                                 result.policy.size(), support::kMaxPolicyBytes)});
+  }
+  return result;
 }
 
 }  // namespace allot::slurm

@@ -86,7 +86,7 @@ const toml::node* FieldReader::find(std::string_view key, const char* expected_k
   return node;
 }
 
-std::optional<std::string> FieldReader::optional_text(std::string_view key) {
+std::optional<std::string> FieldReader::optional_text(std::string_view key, std::size_t max_bytes) {
   const toml::node* node = find(key, "a string", [](const toml::node& n) { return n.is_string(); });
   if (node == nullptr) return std::nullopt;
   std::string value = *node->value<std::string>();
@@ -94,12 +94,16 @@ std::optional<std::string> FieldReader::optional_text(std::string_view key) {
     fail(key, fmt::format("`{}` must not be empty", key));
     return std::nullopt;
   }
+  if (value.size() > max_bytes) {
+    fail(key, fmt::format("`{}` is {} bytes long; at most {}", key, value.size(), max_bytes));
+    return std::nullopt;
+  }
   return value;
 }
 
-std::string FieldReader::text(std::string_view key) {
+std::string FieldReader::text(std::string_view key, std::size_t max_bytes) {
   if (!has(key)) fail(key, fmt::format("missing field `{}`", key));
-  return optional_text(key).value_or("");
+  return optional_text(key, max_bytes).value_or("");
 }
 
 std::optional<std::int64_t> FieldReader::optional_integer(std::string_view key, std::int64_t min, std::int64_t max) {
@@ -237,6 +241,10 @@ std::vector<std::string> FieldReader::text_list(std::string_view key) {
       fail_at(item, field, fmt::format("`{}` must be a string, not {}", field, kind_name(item)));
     } else if (item.value<std::string>()->empty()) {
       fail_at(item, field, fmt::format("`{}` must not be empty", field));
+    } else if (item.value<std::string>()->size() > kMaxNameBytes) {
+      fail_at(
+          item, field,
+          fmt::format("`{}` is {} bytes long; at most {}", field, item.value<std::string>()->size(), kMaxNameBytes));
     } else {
       texts.push_back(*item.value<std::string>());
     }

@@ -57,6 +57,11 @@ TEST_CASE("trace rows are read by the header's column names", "[simulator][trace
   CHECK((*rows)[0].submit == 10);
   CHECK((*rows)[0].duration == 600);
   CHECK((*rows)[0].line == 2);
+  // A spreadsheet's byte-order mark is not part of the first column's name.
+  auto marked =
+      parse_trace("\xEF\xBB\xBFjob_id,submit_s,duration_s,gpus,group,user,status\nj1,0,60,1,g,,completed\n", "t.csv");
+  REQUIRE(marked);
+  CHECK((*marked)[0].job_id == "j1");
 }
 
 TEST_CASE("a trace header may have more columns than the named ones, anywhere", "[simulator][trace]") {
@@ -94,6 +99,11 @@ TEST_CASE("trace errors name the file, the line and the column", "[simulator][tr
   CHECK(trace_error("j1,0,60,1,g1,,completed\n\nj1,5,60,1,g1,,completed\n") ==
         "jobs.csv:4: job_id: job `j1` appears twice (first on line 2)");
   CHECK(trace_error("\"j1,0,60,1,g1,,completed\n") == "jobs.csv:2: a quoted field is not closed");
+  // Names are bounded, so that no row can hold a megabyte of them.
+  CHECK(trace_error(std::string(257, 'j') + ",0,60,1,g1,,completed\n") ==
+        "jobs.csv:2: job_id: the field is 257 bytes long; at most 256");
+  CHECK(trace_error("j1,0,60,1," + std::string(300, 'g') + ",,completed\n") ==
+        "jobs.csv:2: group: the field is 300 bytes long; at most 256");
 
   auto missing = parse_trace("job_id,submit_s,duration_s,group,user,status\n", "jobs.csv");
   REQUIRE_FALSE(missing);

@@ -3,6 +3,7 @@
 // docs/STATE.md and examples/clusters/).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,12 @@ struct Node {
   NodeState state = NodeState::up;
   std::optional<Seconds> drain_deadline;  // set only for draining nodes that have one
 };
+
+// The most nodes an inventory may have (a group, the whole file, a scaled
+// replay cluster): eight times the 12,500 nodes of a 100,000-GPU cluster, and
+// few enough that no name or count can take the memory of a reader
+// (docs/SECURITY.md "Every reader is bounded by what it builds").
+inline constexpr std::int64_t kMaxInventoryNodes = 100'000;
 
 // Every node of one cluster, in file order.
 struct Inventory {

@@ -15,10 +15,9 @@
 namespace allot::runtime {
 namespace {
 
-constexpr std::int64_t kMaxGroupNodes = 1'000'000;
-// Nodes in the whole inventory: with at most 1024 GPUs a node, every GPU count
-// of an inventory fits an int.
-constexpr std::int64_t kMaxInventoryNodes = 1'000'000;
+// A group is at most the whole inventory (kMaxInventoryNodes, allot/inventory.h:
+// with at most 1024 GPUs a node, every GPU count of an inventory fits an int).
+constexpr std::int64_t kMaxGroupNodes = kMaxInventoryNodes;
 
 // What [[node]] and [[group]] have in common: the hardware and the state.
 struct NodeShape {

@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using Failure = Unexpected<SnapshotError>;
 
-constexpr std::int64_t kMaxNodes = 1'000'000;
+constexpr std::int64_t kMaxNodes = kMaxInventoryNodes;  // a job's nodes
 constexpr std::int64_t kMaxRestarts = 1'000'000;
 constexpr double kNoMinimum = std::numeric_limits<double>::lowest();
 
@@ -144,7 +144,7 @@ std::optional<SnapshotError> Reader::read_inventory() {
     snapshot_.state.inventory = std::move(*inventory);
     return std::nullopt;
   }
-  const std::string reference = top_.text("inventory");
+  const std::string reference = top_.text("inventory", support::kMaxPathBytes);
   if (!top_.error() && inline_tables) {
     top_.fail("inventory", "set either `inventory = \"FILE\"` or inline `[[node]]`/`[[group]]` tables, not both");
   }

@@ -442,7 +442,22 @@ struct ReplayPolicy {
 // Reports how far a replay is: which policy (index) and the fraction of virtual time done.
 using ReplayProgress = std::function<void(std::size_t policy, double fraction)>;
 
+// What one replay may ask for (docs/SECURITY.md "Every reader is bounded by what
+// it builds"): at most kMaxWorkloadJobs jobs, and at most kMaxQueueWork queue
+// work, estimated as jobs x the backlog the offered load implies (a cycle ranks
+// and places every waiting job, so a queue that grows without end makes a
+// replay's time grow with the square of its length). kMaxQueueWork is about
+// three hours of cycles at the ~1 us per waiting job per cycle of
+// docs/PERFORMANCE.md; the Philly trace on 640 GPUs needs none of it.
+inline constexpr std::size_t kMaxWorkloadJobs = 2'000'000;
+inline constexpr double kMaxQueueWork = 1e10;
+
+// Why replaying `workload` on `inventory` would take more than a replay may,
+// with the numbers that say so; nullopt when it is within the bounds.
+std::optional<std::string> replay_too_large(const Workload& workload, const runtime::Inventory& inventory);
+
 // Replays one workload under every policy (identical arrivals) and measures each.
+// Refuses a workload replay_too_large refuses.
 Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, const runtime::Inventory& inventory,
                                                       const std::vector<ReplayPolicy>& policies,
                                                       const SimulationOptions& simulation, const MetricOptions& metrics,

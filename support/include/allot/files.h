@@ -23,7 +23,14 @@ inline constexpr std::size_t kMaxMapBytes = std::size_t{16} << 20;        // a r
 inline constexpr std::size_t kMaxInventoryBytes = std::size_t{64} << 20;  // an inventory
 inline constexpr std::size_t kMaxDumpBytes = std::size_t{64} << 20;       // a `sacctmgr dump`
 inline constexpr std::size_t kMaxStateBytes = std::size_t{256} << 20;     // a state snapshot
-inline constexpr std::size_t kMaxTraceBytes = std::size_t{2} << 30;       // a trace CSV
+inline constexpr std::size_t kMaxTraceBytes = std::size_t{256} << 20;     // a trace CSV
+
+// The longest name an input may give (a node, job, account, class, GPU type,
+// block, label, trace field): longer than any real one, short enough that a
+// million of them fit in memory (docs/SECURITY.md). Paths may be as long as
+// the system's.
+inline constexpr std::size_t kMaxNameBytes = 256;
+inline constexpr std::size_t kMaxPathBytes = 4096;
 
 enum class FileProblem {
   missing,      // no such file (or a component of the path is missing)

@@ -11,6 +11,7 @@
 
 #include <toml++/toml.h>
 
+#include "allot/files.h"
 #include "allot/located_error.h"
 
 namespace allot::support {
@@ -34,10 +35,10 @@ class FieldReader {
   bool has(std::string_view key) const;
   // The line the table starts on.
   int line() const;
-  // A required, non-empty string.
-  std::string text(std::string_view key);
-  // A non-empty string, if set.
-  std::optional<std::string> optional_text(std::string_view key);
+  // A required, non-empty string of at most `max_bytes`.
+  std::string text(std::string_view key, std::size_t max_bytes = kMaxNameBytes);
+  // A non-empty string of at most `max_bytes`, if set.
+  std::optional<std::string> optional_text(std::string_view key, std::size_t max_bytes = kMaxNameBytes);
   // A required integer within [min, max].
   std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
   // An integer within [min, max], if set.
@@ -57,7 +58,7 @@ class FieldReader {
   // A duration, if set: text as the policy language writes it ("30m", "1h30m",
   // "7d", "45s") or integer seconds; never negative.
   std::optional<std::int64_t> optional_duration(std::string_view key);
-  // A required array of non-empty strings.
+  // A required array of non-empty strings, each a name (kMaxNameBytes).
   std::vector<std::string> text_list(std::string_view key);
   // A required non-empty string, or a non-empty array of them.
   std::vector<std::string> text_or_list(std::string_view key);

@@ -4,6 +4,7 @@
 // runtime sees of the compiler. Compiling a policy is allot/compile.h (allot_backend).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,10 @@
 #include "allot/date.h"
 
 namespace allot {
+
+// Levels of a budget tree the language accepts (programs are level 1): the
+// parser refuses a deeper tree, and `allot import slurm` a deeper dump.
+inline constexpr std::size_t kMaxTreeLevels = 64;
 
 // Which engine evaluates rank and preempt.
 enum class Engine { jit, interpreter };

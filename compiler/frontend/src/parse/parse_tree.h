@@ -10,6 +10,7 @@
 #include "allot/files.h"
 #include "allot/grammar/AllotLexer.h"
 #include "allot/grammar/AllotParser.h"
+#include "allot/policy.h"
 
 namespace allot {
 
@@ -19,9 +20,9 @@ inline constexpr std::size_t kMaxRuleDepth = 200;
 // Left-associative chains (`a + b + c ...`) nest in the tree without nesting in
 // the parser; every later pass recurses over the tree, so its depth is bounded too.
 inline constexpr std::size_t kMaxTreeDepth = 400;
-// Levels of the budget tree (programs are level 1). Checked while parsing, so
-// no later pass over the tree (checker, lowering, formatter) nests deeper.
-inline constexpr std::size_t kMaxTreeLevels = 64;
+// Levels of the budget tree: allot::kMaxTreeLevels (allot/policy.h). Checked
+// while parsing, so no later pass over the tree (checker, lowering, formatter)
+// nests deeper.
 
 // Owns everything ANTLR allocated for one file. `root` is null when the file
 // has a syntax error (already reported).
