@@ -29,9 +29,8 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
                             "the epoch, got `{}`",
                             now));
   }
-  auto snapshot = runtime::load_snapshot(state_path);
+  auto snapshot = runtime::load_snapshot(state_path, override_now);
   if (!snapshot) return fail(code, snapshot.error().unreadable ? 2 : 1, snapshot.error().to_string());
-  if (override_now) snapshot->state.now = *override_now;
   CompileOptions options;
   options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;
   options.check.today = Date{static_cast<int>(snapshot->state.now / 86400)};

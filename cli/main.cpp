@@ -1,7 +1,10 @@
 // The `allot` command line: one subcommand per product surface.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -41,6 +44,22 @@ const CLI::Validator kPath(
       return "";
     },
     "PATH");
+
+// A whole number from 0 to `high` in decimal digits alone: no sign (CLI11 would
+// wrap "-1" to 2^64-1), no hex, no exponent, nothing empty or past `high`.
+CLI::Validator whole_number(std::uint64_t high) {
+  return CLI::Validator(
+      [=](const std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || error != std::errc() || stop != end || value > high)
+          return fmt::format("`{}` must be a whole number from 0 to {}", text, high);
+        return "";
+      },
+      fmt::format("0..{}", high));
+}
 
 constexpr const char* kYieldBackfill =
     "Let a preemptible, resumable job whose limit runs past a hold's time backfill it and yield then, under a "
@@ -99,6 +118,7 @@ int main(int argc, char** argv) {
       replay_command->add_option("--scenario", replay.scenario, "normal, burst, large, drain or all")
           ->check(CLI::IsMember({"normal", "burst", "large", "drain", "all"}));
   replay_command->add_option("--seed", replay.seed, "Seed of the scenario generator (default 1)")
+      ->check(whole_number(std::numeric_limits<std::int64_t>::max()))
       ->needs(scenario_option);
   auto* trace_option =
       replay_command->add_option("--trace", replay.trace, "A trace CSV to replay instead of a scenario")

@@ -89,6 +89,7 @@ struct WindowDecl {
   std::optional<double> half_life_seconds;
   Span half_life_span;
   Span span;
+  Span length_span;  // the duration after `window`
 };
 
 struct FairshareDecl {

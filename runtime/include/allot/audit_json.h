@@ -13,6 +13,12 @@ using Json = nlohmann::ordered_json;
 
 // A number, or null when it is not finite (JSON has no infinity).
 Json finite(double value);
+// A rank: a number, or for one that is not finite the string "+inf" or "-inf"
+// ("nan" cannot happen: a compiled rank is never NaN), never null, which means
+// "not ranked" (docs/AUDIT.md).
+Json rank_json(double rank);
+// A rank as text reports print it: "1466.75", or "not finite (-inf)".
+std::string rank_text(double rank);
 // Node indexes as node names.
 Json node_names(const Inventory& inventory, const std::vector<int>& nodes);
 // A contract: times as UTC date-times, durations in seconds.

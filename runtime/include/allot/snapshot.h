@@ -40,23 +40,31 @@ struct Snapshot {
 
 // The first key of `[usage]`, `[debt]` or `[owed]` that is not an account of
 // `tables` (a typo would otherwise set that account's usage to 0), with a
-// suggestion; nullopt when every key names an account ("" is the root).
+// suggestion; then the first `[usage]` of an inner account that is less than
+// what the accounts below it list, or of the root ("") that differs from it
+// (either would be dropped: an inner entry is its subtree's total); nullopt
+// when there is none.
 std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, const PolicyTables& tables);
 
 // Reads and validates a snapshot file. A referenced inventory is read relative
-// to the snapshot's folder; its errors name the inventory file.
-Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path);
+// to the snapshot's folder; its errors name the inventory file. `now` (the
+// CLI's `--now`) replaces the file's `now` before any job is read, so every
+// time that must not be after it is checked against it, and errors name it.
+Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path, std::optional<Seconds> now = std::nullopt);
 
 // Validates snapshot text. `source_name` is used in errors and its folder
-// resolves a referenced inventory.
-Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const std::string& source_name);
+// resolves a referenced inventory; `now` as for load_snapshot.
+Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const std::string& source_name,
+                                                 std::optional<Seconds> now = std::nullopt);
 
 // The canonical text of a snapshot that will be written to `path` (a
 // referenced inventory is written relative to that file's folder). Loading it
 // gives back the same state, and writing that again gives the same bytes.
 std::string snapshot_text(const Snapshot& snapshot, const std::string& path);
 
-// Writes snapshot_text to `path`; the reason on failure.
+// Writes snapshot_text to `path`; the reason on failure. The text is read back
+// with parse_snapshot first: a state the reader would refuse (a time past 9999,
+// say) is not written, and the reason names the field.
 std::optional<std::string> save_snapshot(const Snapshot& snapshot, const std::string& path);
 
 // "2026-12-02T09:30:00Z", a time as snapshots and audit records write it.

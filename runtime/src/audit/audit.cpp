@@ -76,7 +76,7 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
   }
   Json& ranked = document["ranked"] = Json::array();
   for (std::size_t i = 0; i < result.ranked_job_ids.size(); ++i) {
-    ranked.push_back(Json{{"job", result.ranked_job_ids[i]}, {"rank", finite(result.ranks[i])}});
+    ranked.push_back(Json{{"job", result.ranked_job_ids[i]}, {"rank", audit::rank_json(result.ranks[i])}});
   }
   Json& reservations = document["reservations"] = Json::array();
   for (const Reservation& reservation : result.reservations) {

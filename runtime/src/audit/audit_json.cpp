@@ -11,6 +11,16 @@ namespace allot::runtime::audit {
 
 Json finite(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
+namespace {
+std::string infinity_name(double rank) { return std::isnan(rank) ? "nan" : rank > 0 ? "+inf" : "-inf"; }
+}  // namespace
+
+Json rank_json(double rank) { return std::isfinite(rank) ? Json(rank) : Json(infinity_name(rank)); }
+
+std::string rank_text(double rank) {
+  return std::isfinite(rank) ? fmt::format("{:g}", rank) : fmt::format("not finite ({})", infinity_name(rank));
+}
+
 Json node_names(const Inventory& inventory, const std::vector<int>& nodes) {
   Json names = Json::array();
   for (const int node : nodes) {
@@ -45,7 +55,7 @@ void add_decision(Json& record, const Decision& decision, const Inventory& inven
   record["job"] = decision.job_id;
   record["account"] = decision.account;
   record["class"] = decision.job_class;
-  record["rank"] = ranked ? finite(decision.rank) : Json(nullptr);
+  record["rank"] = ranked ? rank_json(decision.rank) : Json(nullptr);
   record["position"] = ranked ? Json(decision.position) : Json(nullptr);
   record["terms"] = terms_json(decision.terms);
   record["nodes"] = holds ? node_names(inventory, decision.nodes) : Json(nullptr);

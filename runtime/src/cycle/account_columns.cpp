@@ -57,17 +57,19 @@ double lookup(const std::map<std::string, double>& values, const std::string& ke
 }
 
 // Usage charged to each account itself. The state may list leaves only or
-// leaves and their ancestors (RollingLedger::usage_by_account); either way an
-// account's own usage is what its children do not explain.
+// leaves and their ancestors (RollingLedger::usage_by_account); an inner
+// account's entry is its subtree's total, an unlisted one's what is below it
+// (account_amounts), and its own usage is what its children do not explain.
+// check_snapshot_accounts refused a total below its children's, so each
+// listed total is kept whole, an intermediate account listed or not.
 std::vector<double> own_usage(const PolicyTables& tables, const ClusterState& state) {
-  std::vector<double> listed(tables.accounts.size(), 0.0);
+  const std::vector<double> total = account_amounts(tables, state.usage);
   std::vector<double> children(tables.accounts.size(), 0.0);
   for (std::size_t i = 1; i < tables.accounts.size(); ++i) {
-    listed[i] = lookup(state.usage, tables.accounts[i].path, 0.0);
-    children[static_cast<std::size_t>(tables.accounts[i].parent)] += listed[i];
+    children[static_cast<std::size_t>(tables.accounts[i].parent)] += total[i];
   }
   std::vector<double> own(tables.accounts.size(), 0.0);
-  for (std::size_t i = 1; i < own.size(); ++i) own[i] = std::max(0.0, listed[i] - children[i]);
+  for (std::size_t i = 1; i < own.size(); ++i) own[i] = std::max(0.0, total[i] - children[i]);
   return own;
 }
 

@@ -48,8 +48,8 @@ void add_header(std::string& out, const Explanation& e, const Inventory& invento
                        e.account, e.job_class, node_list(inventory, run.nodes), format_time(run.started),
                        run.request.gpus_per_node, run.request.gpus_per_node == 1 ? "" : "s");
   } else if (e.position) {
-    out += fmt::format("Job `{}` ({}, class `{}`) is waiting: {} of {} in the queue, rank {:g}.\n", e.job_id, e.account,
-                       e.job_class, ordinal(*e.position + 1), e.queue_length, e.rank);
+    out += fmt::format("Job `{}` ({}, class `{}`) is waiting: {} of {} in the queue, rank {}.\n", e.job_id, e.account,
+                       e.job_class, ordinal(*e.position + 1), e.queue_length, audit::rank_text(e.rank));
   } else {
     out +=
         fmt::format("Job `{}` ({}, class `{}`) is waiting, but it is not ranked.\n", e.job_id, e.account, e.job_class);
@@ -77,7 +77,7 @@ void add_waiting(std::string& out, const Explanation& e, const Inventory& invent
     }
   }
   if (e.terms.empty()) return;
-  out += fmt::format("\nRank {:g} from:\n", e.rank);
+  out += fmt::format("\nRank {} from:\n", audit::rank_text(e.rank));
   for (const RankTerm& term : e.terms) out += fmt::format("  {:<26}{}\n", term.name, term_value(term));
 }
 
@@ -181,9 +181,9 @@ std::string explanation_json(const Explanation& e, const Inventory& inventory) {
   Json decision = Json::object();
   if (e.decision) audit::add_decision(decision, *e.decision, inventory);
   document["decision"] = e.decision ? decision : Json(nullptr);
-  document["queue"] = e.position
-                          ? Json{{"position", *e.position}, {"length", e.queue_length}, {"rank", audit::finite(e.rank)}}
-                          : Json(nullptr);
+  document["queue"] =
+      e.position ? Json{{"position", *e.position}, {"length", e.queue_length}, {"rank", audit::rank_json(e.rank)}}
+                 : Json(nullptr);
   document["terms"] = audit::terms_json(e.terms);
   document["next_opportunity"] = e.next ? next_json(*e.next, inventory) : Json(nullptr);
   document["running"] = e.run ? running_json(e, inventory) : Json(nullptr);

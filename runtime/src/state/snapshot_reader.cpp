@@ -3,6 +3,7 @@
 // their contracts, `[[reservation]]`, `[usage]` and `[debt]`. Every problem is
 // an error naming the file, line, column and field; toml++ exceptions stop here.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 
 #include "allot/snapshot.h"
 
+#include "allot/account_columns.h"
 #include "allot/files.h"
 #include "allot/nearest_name.h"
 #include "state/inventory_tables.h"
@@ -81,7 +83,8 @@ Contract read_contract(FieldReader& fields) {
 
 class Reader {
  public:
-  Reader(const toml::table& root, const std::string& file) : root_(root), file_(file), top_(root, file, "") {}
+  Reader(const toml::table& root, const std::string& file, std::optional<Seconds> now)
+      : root_(root), file_(file), top_(root, file, ""), now_override_(now) {}
   Expected<Snapshot, SnapshotError> read();
 
  private:
@@ -102,10 +105,15 @@ class Reader {
   void fail(const std::optional<SnapshotError>& error) {
     if (error && !error_) error_ = error;
   }
+  // How errors name the time jobs are checked against: `--now` when it replaced the file's.
+  std::string now_name() const {
+    return fmt::format("{} ({})", now_override_ ? "`--now`" : "`now`", format_timestamp(snapshot_.state.now));
+  }
 
   const toml::table& root_;
   const std::string& file_;
   FieldReader top_;
+  std::optional<Seconds> now_override_;
   Snapshot snapshot_;
   std::unordered_map<std::string_view, int> node_index_;
   std::unordered_map<std::string, std::string> owner_of_id_;  // job id -> "job[2]" or "running[0]"
@@ -118,6 +126,8 @@ Expected<Snapshot, SnapshotError> Reader::read() {
       {"now", "inventory", "cluster", "node", "group", "job", "running", "reservation", "usage", "debt", "owed"});
   snapshot_.state.now = top_.timestamp("now");
   if (top_.error()) return Failure{*top_.error()};
+  // Set before any job is read, so every time is checked against the now the cycle will use.
+  if (now_override_) snapshot_.state.now = *now_override_;
   if (auto error = read_inventory()) return Failure{*error};
   index_nodes();
   fail(read_list("job", &Reader::read_pending));
@@ -187,17 +197,17 @@ void Reader::claim_id(FieldReader& fields, const std::string& id, const std::str
   if (!inserted) fields.fail("id", fmt::format("duplicate job id `{}`; {} has it already", id, it->second));
 }
 
-// Submission, queueing and (for running jobs) start and checkpoint times must not contradict `now`.
+// Submission, queueing and (for running jobs) start and checkpoint times must
+// not contradict `now` (or `--now`, which replaces it).
 void Reader::check_times(FieldReader& fields, const JobRequest& job) {
   const Seconds now = snapshot_.state.now;
   if (job.submitted > now) {
-    fields.fail("submitted", fmt::format("`submitted` ({}) is after the snapshot's `now` ({})",
-                                         format_timestamp(job.submitted), format_timestamp(now)));
+    fields.fail("submitted", fmt::format("`submitted` ({}) is after {}{}", format_timestamp(job.submitted),
+                                         now_override_ ? "" : "the snapshot's ", now_name()));
   }
   if (job.queued != 0 && (job.queued < job.submitted || job.queued > now)) {
-    fields.fail("queued",
-                fmt::format("`queued` ({}) must be between `submitted` ({}) and `now` ({})",
-                            format_timestamp(job.queued), format_timestamp(job.submitted), format_timestamp(now)));
+    fields.fail("queued", fmt::format("`queued` ({}) must be between `submitted` ({}) and {}",
+                                      format_timestamp(job.queued), format_timestamp(job.submitted), now_name()));
   }
 }
 
@@ -298,14 +308,14 @@ void Reader::read_running(const toml::table& table, std::size_t index) {
   check_times(fields, job.request);
   const Seconds now = snapshot_.state.now;
   if (job.started < job.request.submitted || job.started > now) {
-    fields.fail("started", fmt::format("`started` ({}) must be between `submitted` ({}) and `now` ({})",
-                                       format_timestamp(job.started), format_timestamp(job.request.submitted),
-                                       format_timestamp(now)));
+    fields.fail("started",
+                fmt::format("`started` ({}) must be between `submitted` ({}) and {}", format_timestamp(job.started),
+                            format_timestamp(job.request.submitted), now_name()));
   }
   if (job.last_checkpoint < job.started || job.last_checkpoint > now) {
-    fields.fail("last_checkpoint", fmt::format("`last_checkpoint` ({}) must be between `started` ({}) and `now` ({})",
-                                               format_timestamp(job.last_checkpoint), format_timestamp(job.started),
-                                               format_timestamp(now)));
+    fields.fail("last_checkpoint",
+                fmt::format("`last_checkpoint` ({}) must be between `started` ({}) and {}",
+                            format_timestamp(job.last_checkpoint), format_timestamp(job.started), now_name()));
   }
   claim_id(fields, job.request.id, name);
   hold_gpus(table, fields, job);
@@ -371,21 +381,66 @@ void Reader::read_amounts(std::string_view key, double min, std::map<std::string
 
 }  // namespace
 
-Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const std::string& source_name) {
+Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const std::string& source_name,
+                                                 std::optional<Seconds> now) {
   try {
     const toml::table root = toml::parse(text, source_name);
-    return Reader(root, source_name).read();
+    return Reader(root, source_name, now).read();
   } catch (const toml::parse_error& error) {
     return Failure{located_error(error.source(), source_name, "", std::string(error.description()))};
   }
 }
 
-Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path) {
+Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path, std::optional<Seconds> now) {
   // Bounded: a folder, FIFO or device is refused, a file over the limit is not read.
   auto contents = support::read_file(path, support::kMaxStateBytes);
   if (!contents) return Failure{SnapshotError::cannot_read(path, contents.error().reason)};
-  return parse_snapshot(*contents, path);
+  return parse_snapshot(*contents, path, now);
 }
+
+namespace {
+
+SnapshotError amount_key_error(const Snapshot::AmountKey& key, std::string message) {
+  const std::string account = key.account.empty() ? "\"\"" : key.account;
+  return SnapshotError{key.file, key.line, key.table + "." + account, std::move(message), key.column};
+}
+
+// An inner account's `[usage]` is its subtree's total, as the ledger lists it
+// (RollingLedger::usage_by_account); its own usage is what the accounts below
+// it do not explain. A total below theirs, or a root that differs from
+// theirs (the root has no usage of its own), would be dropped without a word.
+std::optional<SnapshotError> check_inner_usage(const Snapshot& snapshot, const PolicyTables& tables) {
+  const std::vector<double> total = account_amounts(tables, snapshot.state.usage);
+  std::vector<double> below(tables.accounts.size(), 0.0);
+  for (std::size_t i = 1; i < tables.accounts.size(); ++i) {
+    below[static_cast<std::size_t>(tables.accounts[i].parent)] += total[i];
+  }
+  for (const Snapshot::AmountKey& key : snapshot.amount_keys) {
+    if (key.table != "usage") continue;
+    const auto account = std::find_if(tables.accounts.begin(), tables.accounts.end(),
+                                      [&](const AccountInfo& info) { return info.path == key.account; });
+    const auto index = static_cast<std::size_t>(account - tables.accounts.begin());
+    if (account == tables.accounts.end() || account->leaf) continue;
+    const double listed = snapshot.state.usage.at(key.account);
+    const double slack = 1e-9 * std::max(1.0, std::abs(below[index]));  // the ledger's sums, added in another order
+    if (index == 0 && std::abs(listed - below[index]) > slack) {
+      return amount_key_error(
+          key, fmt::format("`[usage]` for the root must be what the accounts below it add up to ({}), not {}: the "
+                           "root has no usage of its own, so the difference would count nowhere; leave it out",
+                           snapshot::number(below[index]), snapshot::number(listed)));
+    }
+    if (listed < below[index] - slack) {
+      return amount_key_error(
+          key,
+          fmt::format("usage {} of `{}` is less than its accounts below it list ({}); an inner account's usage "
+                      "is its subtree's total, so {} cannot be kept",
+                      snapshot::number(listed), key.account, snapshot::number(below[index]), snapshot::number(listed)));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, const PolicyTables& tables) {
   std::vector<std::string_view> paths;
@@ -396,9 +451,9 @@ std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, c
     const std::string nearest = support::nearest_name(key.account, paths);
     message += nearest.empty() ? "; keys are account paths such as `program/user`"
                                : fmt::format("; did you mean `{}`?", nearest);
-    return SnapshotError{key.file, key.line, key.table + "." + key.account, message, key.column};
+    return amount_key_error(key, message);
   }
-  return std::nullopt;
+  return check_inner_usage(snapshot, tables);
 }
 
 }  // namespace allot::runtime

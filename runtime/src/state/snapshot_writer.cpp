@@ -4,11 +4,13 @@
 // writes them and numbers in their shortest exact form, so that reading the
 // text back and writing it again gives the same bytes.
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "allot/snapshot.h"
 
+#include "allot/duration.h"
 #include "allot/files.h"
 #include "cycle/reasons.h"
 #include "state/snapshot_format.h"
@@ -25,25 +27,62 @@ class Writer {
   explicit Writer(const Inventory& inventory) : inventory_(inventory) {}
 
   void text(std::string_view name, std::string_view value) { line(name, snapshot::quoted(value)); }
-  void time(std::string_view name, Seconds value) { line(name, format_timestamp(value)); }
+  // Out of range (which save_snapshot refuses), as seconds: a date-time after
+  // 9999 would not even be TOML.
+  void time(std::string_view name, Seconds value) {
+    line(name, in_range(name, value) ? format_timestamp(value) : std::to_string(value));
+  }
   void duration(std::string_view name, Seconds value) { text(name, cycle::format_duration(value)); }
   void boolean(std::string_view name, bool value) { line(name, value ? "true" : "false"); }
   void integer(std::string_view name, std::int64_t value) { line(name, std::to_string(value)); }
   void amount(std::string_view name, double value) { line(name, number(value)); }
   void nodes(const std::vector<int>& indexes);
-  void header(std::string_view header) { out_ += fmt::format("\n{}\n", header); }
+  void header(std::string_view header);
   void request(const JobRequest& job);
   void contract(const Contract& contract);
   void inline_inventory();
   void amounts(std::string_view table, const std::map<std::string, double>& values);
   std::string& out() { return out_; }
+  // The first time written that the reader would refuse, as "FIELD: why"; empty when none.
+  const std::string& problem() const { return problem_; }
 
  private:
   void line(std::string_view name, std::string_view value) { out_ += fmt::format("{} = {}\n", key(name), value); }
+  bool in_range(std::string_view name, Seconds value);
 
   const Inventory& inventory_;
   std::string out_;
+  std::string where_;                  // the field path of the current table: "running[2].contract"
+  std::string list_item_;              // the last `[[list]]` item: "running[2]"
+  std::map<std::string, int> counts_;  // `[[list]]` items written so far, by list
+  std::string problem_;
 };
+
+// Follows the tables written so far, so a problem names its field as the reader would.
+void Writer::header(std::string_view header) {
+  out_ += fmt::format("\n{}\n", header);
+  const bool list = header.starts_with("[[");
+  std::string name(header.substr(list ? 2 : 1, header.size() - (list ? 4 : 2)));
+  if (list) {
+    where_ = list_item_ = fmt::format("{}[{}]", name, counts_[name]++);
+  } else if (const auto dot = name.find('.'); dot != std::string::npos && !list_item_.empty()) {
+    where_ = list_item_ + name.substr(dot);
+  } else {
+    where_ = name;
+  }
+}
+
+// Times are 1970 to 9999 in every reader (support/duration.h); the first one
+// outside is the problem, named by its field.
+bool Writer::in_range(std::string_view name, Seconds value) {
+  if (value >= 0 && value <= support::kLatestEpochSeconds) return true;
+  if (problem_.empty()) {
+    const std::string field = where_.empty() ? std::string(name) : fmt::format("{}.{}", where_, name);
+    problem_ = fmt::format("{}: `{}` ({} seconds since 1970) is {}; a snapshot holds times from 1970 to 9999", field,
+                           name, value, value < 0 ? "before 1970" : "after 9999-12-31T23:59:59Z");
+  }
+  return false;
+}
 
 void Writer::nodes(const std::vector<int>& indexes) {
   std::string list;
@@ -121,11 +160,8 @@ std::string inventory_reference(const std::string& inventory_file, const std::st
   return relative.generic_string();
 }
 
-}  // namespace
-
-std::string snapshot_text(const Snapshot& snapshot, const std::string& path) {
+void write_snapshot(const Snapshot& snapshot, const std::string& path, Writer& writer) {
   const ClusterState& state = snapshot.state;
-  Writer writer(state.inventory);
   writer.out() = "# An Allot state snapshot (docs/STATE.md, \"Snapshot file\").\n";
   writer.time("now", state.now);
   if (snapshot.inventory_file.empty()) {
@@ -159,11 +195,30 @@ std::string snapshot_text(const Snapshot& snapshot, const std::string& path) {
     if (reservation.cpus_per_node != 0) writer.amount("cpus_per_node", reservation.cpus_per_node);
     if (reservation.memory_gib_per_node != 0) writer.amount("memory_gib_per_node", reservation.memory_gib_per_node);
   }
+}
+
+}  // namespace
+
+std::string snapshot_text(const Snapshot& snapshot, const std::string& path) {
+  Writer writer(snapshot.state.inventory);
+  write_snapshot(snapshot, path, writer);
   return std::move(writer.out());
 }
 
 std::optional<std::string> save_snapshot(const Snapshot& snapshot, const std::string& path) {
-  const std::string text = snapshot_text(snapshot, path);
+  Writer writer(snapshot.state.inventory);
+  write_snapshot(snapshot, path, writer);
+  const std::string& text = writer.out();
+  // Never write what the reader refuses (a protection past 9999, say): the next
+  // cycle could not start from it. A time out of range is named by its field;
+  // anything else the reader is the one definition of valid.
+  std::string problem = writer.problem();
+  if (problem.empty()) {
+    if (auto read_back = parse_snapshot(text, path); !read_back) problem = read_back.error().to_string();
+  }
+  if (!problem.empty()) {
+    return fmt::format("not writing `{}`: the state would not read back: {}", path, problem);
+  }
   // Atomic and symlink-safe (`--apply` may write over the state it read).
   return support::write_file_atomic(path, text);
 }

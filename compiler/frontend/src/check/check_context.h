@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "../ast.h"
 #include "../diagnostics.h"
@@ -33,6 +34,14 @@ Date system_today();
 // declarations.cpp: required and duplicate declarations, unit, window and
 // fairshare settings; returns the scope of the root module.
 Scope check_declarations(const Program& program, const CheckContext& context);
+
+// declarations.cpp: reports `seconds` at `span` unless it is a whole number of
+// hours, at least one. The runtime keeps usage and measures share delivery in
+// hourly buckets, and the ledger, the simulator and the gates each rounded a
+// fraction their own way; whole hours leave nothing to round. `what` names the
+// duration ("the fair-share window"), `keyword` is how it is written ("window").
+void check_whole_hours(double seconds, Span span, std::string_view what, std::string_view keyword,
+                       const CheckContext& context);
 
 // tree_check.cpp: the budget tree (levels, shares, owners, review dates).
 void check_tree(const ast::Policy& policy, const CheckContext& context);

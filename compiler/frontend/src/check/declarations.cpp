@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "check_context.h"
@@ -74,12 +75,21 @@ void check_window(const ast::WindowDecl& window, const CheckContext& context) {
     context.diagnostics
         .error(DiagnosticCode::invalid_duration, window.span, "the fair-share window must be longer than 0")
         .help("a 7-day window (`window 7d`) is the usual choice");
+  } else {
+    check_whole_hours(window.seconds, window.length_span, "the fair-share window", "window", context);
   }
   if (window.half_life_seconds && *window.half_life_seconds <= 0) {
     context.diagnostics
         .error(DiagnosticCode::invalid_duration, window.half_life_span, "the half-life must be longer than 0")
         .help("leave `half_life` out for no decay inside the window");
   }
+}
+
+// "1h" or "2h": the whole hours on either side of `seconds`, at least one.
+std::string nearest_hours(double seconds, std::string_view keyword) {
+  const double below = std::max(1.0, std::floor(seconds / 3600));
+  const double above = std::max(below + 1, std::ceil(seconds / 3600));
+  return fmt::format("`{} {}h` or `{} {}h`", keyword, below, keyword, above);
 }
 
 void check_policy(const ast::Policy& policy, const CheckContext& context, bool has_classes) {
@@ -134,6 +144,16 @@ void add_to_scope(std::map<std::string, const Decl*>& scope, const Decl& decl, c
 }
 
 }  // namespace
+
+void check_whole_hours(double seconds, Span span, std::string_view what, std::string_view keyword,
+                       const CheckContext& context) {
+  if (seconds >= 3600 && std::fmod(seconds, 3600) == 0) return;
+  context.diagnostics
+      .error(DiagnosticCode::invalid_duration, span,
+             fmt::format("{} must be a whole number of hours, at least 1", what))
+      .help(fmt::format("usage is kept and share delivery measured in hourly buckets; write {}",
+                        nearest_hours(seconds, keyword)));
+}
 
 Scope check_declarations(const Program& program, const CheckContext& context) {
   Scope scope;

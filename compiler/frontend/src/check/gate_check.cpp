@@ -92,7 +92,11 @@ void check_threshold(const ast::Gate& gate, const GateMetricSchema& metric, cons
 }
 
 void check_window(const ast::Gate& gate, const GateMetricSchema& metric, const CheckContext& context) {
-  if (!gate.window_seconds || metric.takes_window) return;
+  if (!gate.window_seconds) return;
+  if (metric.takes_window) {
+    return check_whole_hours(*gate.window_seconds, gate.window_span, fmt::format("the window of `{}`", gate.metric),
+                             "over", context);
+  }
   context.diagnostics
       .error(DiagnosticCode::invalid_gate, gate.window_span,
              fmt::format("`{}` is not measured over a window", gate.metric))

@@ -103,7 +103,7 @@ class Builder {
       }
       policy.units.push_back(std::move(decl));
     } else if (auto* window = item->windowDecl()) {
-      ast::WindowDecl decl{duration_seconds(window->length), std::nullopt, {}, span(window)};
+      ast::WindowDecl decl{duration_seconds(window->length), std::nullopt, {}, span(window), span(window->length)};
       if (window->halfLife) {
         decl.half_life_seconds = duration_seconds(window->halfLife);
         decl.half_life_span = span(window->halfLife);
