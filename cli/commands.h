@@ -111,7 +111,9 @@ struct SlurmArguments {
 int run_slurm(const SlurmArguments& arguments);
 
 // Expands folders into the `*.allot` files below them (sorted); files stay as
-// given. Returns false (after printing why) when a path does not exist.
+// given. Returns false (after printing why) when a path does not exist, a
+// subfolder cannot be read, or a `*.allot` symlink in a folder leads anywhere
+// but to a regular `.allot` file inside that folder (docs/SECURITY.md).
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files);
 
 // Reads a `--now YYYY-MM-DD` argument into `today` (left unset when `now` is
