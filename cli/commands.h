@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -122,5 +123,16 @@ bool read_now(const std::string& now, std::optional<Date>& today);
 
 // Whether stdout should get ANSI colour (a terminal, and NO_COLOR unset).
 bool use_color();
+
+// Where text with terminal colour is printed: with `color`, the standard stream
+// without main()'s guard (support/text.h; every writer that colours passes its
+// input text through printable() itself), otherwise the guarded stream.
+std::ostream& colored_stdout(bool color);
+std::ostream& colored_stderr(bool color);
+
+// Where a policy's exact text is printed (`fmt`, `import slurm`): the guarded
+// stream on a terminal, the bytes as they are into a pipe or file, where a
+// string's control character is data, not a command to a terminal.
+std::ostream& policy_stdout();
 
 }  // namespace allot::cli

@@ -61,9 +61,10 @@ int run_import_slurm(const ImportSlurmArguments& arguments) {
   std::cerr << fmt::format("{}: imported {} accounts and {} users; {} notes\n", arguments.dump, imported->accounts,
                            imported->users, imported->notes.size());
   if (arguments.output.empty()) {
-    std::cout << imported->policy;
-    std::cout.flush();
-    return std::cout ? 0 : 2;
+    std::ostream& out = policy_stdout();
+    out << imported->policy;
+    out.flush();
+    return out ? 0 : 2;
   }
   if (const auto problem = support::write_file_atomic(arguments.output, imported->policy)) {
     std::cerr << "allot: " << *problem << "\n";

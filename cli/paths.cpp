@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "allot/files.h"
+#include "allot/text.h"
 
 #include "commands.h"
 
@@ -82,5 +83,11 @@ bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string
 }
 
 bool use_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO); }
+
+std::ostream& colored_stdout(bool color) { return color ? support::unguarded_stdout() : std::cout; }
+
+std::ostream& colored_stderr(bool color) { return color ? support::unguarded_stderr() : std::cerr; }
+
+std::ostream& policy_stdout() { return isatty(STDOUT_FILENO) ? std::cout : support::unguarded_stdout(); }
 
 }  // namespace allot::cli

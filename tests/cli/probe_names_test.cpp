@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -239,6 +240,87 @@ const std::vector<Probe> kReachProbes = {
      2, "refusing the symlink"},
 };
 
+// A state snapshot and its inventory whose job id and node name carry escapes
+// (TOML's \u escapes: the ids themselves hold the raw bytes).
+std::string hostile_state(const fs::path& f) {
+  std::string cluster = read_all(fs::path(ALLOT_SOURCE_DIR) / "examples/clusters/saas-8gpu.toml");
+  std::string state = read_all(fs::path(ALLOT_SOURCE_DIR) / "examples/states/saas-wednesday.toml");
+  const auto replace_all = [](std::string& text, const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  replace_all(cluster, "gpu-01", "gpu-01\\u001B]0;owned\\u0007");
+  replace_all(state, "gpu-01", "gpu-01\\u001B]0;owned\\u0007");
+  replace_all(state, "\"product-train-3\"", "\"product-train-\\u001B[31m3\\u202E\"");
+  put(f / "clusters/saas-8gpu.toml", cluster);
+  put(f / "states/hostile.toml", state);
+  return (f / "states/hostile.toml").string();
+}
+
+std::vector<std::string> explain(const fs::path& f, const std::string& job, bool json = false) {
+  std::vector<std::string> arguments = {
+      "explain", "--policy",       (fs::path(ALLOT_SOURCE_DIR) / "policies/saas.allot").string(),
+      "--state", hostile_state(f), job};
+  if (json) arguments.push_back("--json");
+  return arguments;
+}
+
+// The printing probes: control characters from every kind of input.
+const std::vector<Probe> kEscapeProbes = {
+    {"explain a job whose id and node names carry escapes",
+     [](const fs::path& f) { return explain(f, "product-train-\x1b[31m3\xe2\x80\xae"); }, 0,
+     "Job `product-train-\u241b[31m3\ufffd`"},
+    {"explain's did-you-mean, with an escape on the command line",
+     [](const fs::path& f) { return explain(f, "product-train-\x1b[32m3\xe2\x80\xae"); }, 1,
+     "did you mean `product-train-\u241b[31m3\ufffd`?"},
+    {"explain --json of a job with escapes",
+     [](const fs::path& f) { return explain(f, "product-train-\x1b[31m3\xe2\x80\xae", true); }, 0, "\\u001b"},
+    {"fmt --check names a file whose name carries an escape",
+     [](const fs::path& f) {
+       put(f / "bad\x1b[2Jname.allot", policy("rank    =    job.wait / 1h"));
+       return std::vector<std::string>{"fmt", "--check", (f / "bad\x1b[2Jname.allot").string()};
+     },
+     1, "would reformat"},
+    {"check names a file whose name carries an escape and invalid UTF-8",
+     [](const fs::path& f) {
+       put(f / "x\x1b]0;t\x07\xff.allot", "policy broken {\n  bogus \x1b[8m\n}\n");
+       return std::vector<std::string>{"check", (f / "x\x1b]0;t\x07\xff.allot").string()};
+     },
+     1, "error[syntax_error]"},
+    {"check --format json of a file whose name carries an escape and invalid UTF-8",
+     [](const fs::path& f) {
+       put(f / "x\x1b]0;t\x07\xff.allot", "policy broken {\n  bogus \x1b[8m\n}\n");
+       return std::vector<std::string>{"check", "--format", "json", (f / "x\x1b]0;t\x07\xff.allot").string()};
+     },
+     1, "syntax_error"},
+    {"compile --emit ir of a policy string with ESC and BEL",
+     [](const fs::path& f) {
+       put(f / "p.allot", policy("rank = job.wait / 1h", "ada\x1b[31m@example.com\x07\xe2\x80\xae"));
+       return std::vector<std::string>{"compile", "--emit", "ir",         "--engine",
+                                       "interp",  "--now",  "2026-12-01", (f / "p.allot").string()};
+     },
+     0, "owner \"ada\\1B[31m@example.com\\07\\E2\\80\\AE\""},
+    {"a command-line value with an OSC sequence",
+     [](const fs::path& f) {
+       put(f / "p.allot", policy());
+       return std::vector<std::string>{"check", "--now", "\x1b]0;owned\x07", (f / "p.allot").string()};
+     },
+     2, "--now expects a date"},
+    {"a command-line value CLI11 refuses",
+     [](const fs::path&) {
+       return std::vector<std::string>{"check", "--format", "\x1b[31mred", "x.allot"};
+     },
+     2, "red"},
+    {"shares of a hostile state",
+     [](const fs::path& f) {
+       return std::vector<std::string>{"shares", "--policy",
+                                       (fs::path(ALLOT_SOURCE_DIR) / "policies/saas.allot").string(), "--state",
+                                       hostile_state(f)};
+     },
+     0, "Account"},
+};
+
 void run_probe(const Probe& probe) {
   TempFolder folder("allot-probe");
   const fs::path root = folder.file("");
@@ -257,6 +339,26 @@ TEST_CASE("imports and folder walks go by the file a name reaches, and never sho
   for (const Probe& probe : kReachProbes) {
     DYNAMIC_SECTION(probe.name) { run_probe(probe); }
   }
+}
+
+TEST_CASE("no input reaches standard output or error with a raw control character", "[cli][security][probe]") {
+  for (const Probe& probe : kEscapeProbes) {
+    DYNAMIC_SECTION(probe.name) { run_probe(probe); }
+  }
+}
+
+TEST_CASE("JSON output stays valid JSON when names carry escapes and invalid UTF-8", "[cli][security][probe]") {
+  TempFolder folder("allot-probe");
+  const fs::path root = folder.file("");
+  const Outcome explained = run(folder, explain(root, "product-train-\x1b[31m3\xe2\x80\xae", true));
+  REQUIRE(explained.exit_code == 0);
+  const auto document = nlohmann::json::parse(explained.out);
+  CHECK(document.dump().find("product-train-\\u001b[31m3") != std::string::npos);  // the id itself, escaped in JSON
+
+  put(root / "x\x1b\xff.allot", "policy broken {\n  bogus\n}\n");
+  const Outcome checked = run(folder, {"check", "--format", "json", (root / "x\x1b\xff.allot").string()});
+  CHECK(checked.exit_code == 1);
+  CHECK_NOTHROW(nlohmann::json::parse(checked.out));
 }
 
 // A folder walk that cannot read a subfolder fails with the reason; as root
