@@ -34,7 +34,8 @@ int run_check(const CheckArguments& arguments) {
   } else if (arguments.format == "github") {
     std::cout << render_github(result.diagnostics);
   } else {
-    std::cout << render_text(result.diagnostics, result.sources, {use_color()}) << summary(result, files.size());
+    colored_stdout(use_color()) << render_text(result.diagnostics, result.sources, {use_color()})
+                                << summary(result, files.size());
   }
   if (result.has_io_errors()) return 2;
   if (result.has_errors() || (arguments.deny_warnings && result.has_warnings())) return 1;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -111,7 +112,9 @@ struct SlurmArguments {
 int run_slurm(const SlurmArguments& arguments);
 
 // Expands folders into the `*.allot` files below them (sorted); files stay as
-// given. Returns false (after printing why) when a path does not exist.
+// given. Returns false (after printing why) when a path does not exist, a
+// subfolder cannot be read, or a `*.allot` symlink in a folder leads anywhere
+// but to a regular `.allot` file inside that folder (docs/SECURITY.md).
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files);
 
 // Flushes standard output and tells whether everything written to it arrived
@@ -125,5 +128,16 @@ bool read_now(const std::string& now, std::optional<Date>& today);
 
 // Whether stdout should get ANSI colour (a terminal, and NO_COLOR unset).
 bool use_color();
+
+// Where text with terminal colour is printed: with `color`, the standard stream
+// without main()'s guard (support/text.h; every writer that colours passes its
+// input text through printable() itself), otherwise the guarded stream.
+std::ostream& colored_stdout(bool color);
+std::ostream& colored_stderr(bool color);
+
+// Where a policy's exact text is printed (`fmt`, `import slurm`): the guarded
+// stream on a terminal, the bytes as they are into a pipe or file, where a
+// string's control character is data, not a command to a terminal.
+std::ostream& policy_stdout();
 
 }  // namespace allot::cli

@@ -17,7 +17,7 @@ bool stderr_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDERR
 
 // Prints diagnostics like `allot check` does; returns the exit code they imply.
 int report(const std::vector<Diagnostic>& diagnostics, const SourceTexts& sources) {
-  std::cerr << render_text(diagnostics, sources, {stderr_color()});
+  colored_stderr(stderr_color()) << render_text(diagnostics, sources, {stderr_color()});
   bool errors = false, io_errors = false;
   for (const auto& d : diagnostics) {
     errors |= d.severity == Severity::error;

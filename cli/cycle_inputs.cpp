@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "allot/compile.h"
+#include "commands.h"
 
 namespace allot::cli {
 namespace {
@@ -35,7 +36,7 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
   options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;
   options.check.today = Date{static_cast<int>(snapshot->state.now / 86400)};
   CompileResult compiled = compile_policy_file(policy_path, options);
-  std::cerr << render_text(compiled.diagnostics, compiled.sources, {stderr_color()});
+  colored_stderr(stderr_color()) << render_text(compiled.diagnostics, compiled.sources, {stderr_color()});
   if (!compiled.policy) {
     const bool io = !compiled.diagnostics.empty() && compiled.diagnostics.front().code == "io_error";
     code = io ? 2 : 1;

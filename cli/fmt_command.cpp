@@ -54,7 +54,7 @@ int format_one(const std::string& path, const FmtArguments& arguments) {
   }
   FormatResult result = format_source(name, text);
   if (!result.formatted) {
-    std::cerr << render_text(result.diagnostics, {{name, text}}, {use_color()});
+    colored_stderr(use_color()) << render_text(result.diagnostics, {{name, text}}, {use_color()});
     return 1;
   }
   if (arguments.check) {
@@ -70,7 +70,7 @@ int format_one(const std::string& path, const FmtArguments& arguments) {
     std::cerr << "allot: " << *problem << "\n";
     return 2;
   }
-  std::cout << *result.formatted;
+  policy_stdout() << *result.formatted;
   return 0;
 }
 

@@ -66,7 +66,7 @@ int run_import_slurm(const ImportSlurmArguments& arguments) {
   std::cerr << fmt::format("{}: imported {} accounts and {} users; {} notes\n", arguments.dump, imported->accounts,
                            imported->users, imported->notes.size());
   if (arguments.output.empty()) {
-    std::cout << imported->policy;
+    policy_stdout() << imported->policy;
     return 0;  // main() checks that it arrived
   }
   if (const auto problem = support::write_file_atomic(arguments.output, imported->policy)) {

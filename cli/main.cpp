@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "allot/text.h"
 #include "commands.h"
 
 namespace {
@@ -68,6 +69,9 @@ constexpr const char* kYieldBackfill =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One printing path: nothing printed from here on reaches the terminal with a
+  // raw control character, whatever the input put in it (docs/SECURITY.md).
+  allot::support::guard_standard_streams();
   CLI::App app{"allot: budget policies for shared GPU clusters"};
   app.require_subcommand(1);
 

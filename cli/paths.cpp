@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "allot/files.h"
+#include "allot/text.h"
 #include "commands.h"
 
 namespace allot::cli {
@@ -19,16 +22,56 @@ bool read_now(const std::string& now, std::optional<Date>& today) {
   return today.has_value();
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// The `*.allot` files below `folder`, sorted, or false after saying why the
+// walk could not be finished: a subfolder it cannot read (with the operating
+// system's reason), or a `*.allot` symlink it may not follow. A symlink is
+// followed only to a regular `.allot` file inside the folder, which the walk
+// reaches by its real name anyway, so it is checked once, under that name.
+// Symlinked folders are not walked into.
+bool walk_folder(const std::string& folder, std::vector<std::string>& found) {
+  std::error_code error;
+  const std::vector<fs::path> root = {fs::canonical(folder, error)};
+  if (error) {
+    std::cerr << "allot: cannot read folder `" << folder << "`: " << error.message() << "\n";
+    return false;
+  }
+  fs::path last = folder;  // the entry before the one being read, to name the folder that failed
+  fs::recursive_directory_iterator it(folder, error), end;
+  for (; !error && it != end; last = it->path(), it.increment(error)) {
+    const fs::path& path = it->path();
+    if (path.extension() != ".allot") continue;
+    if (it->is_symlink(error)) {
+      const auto real = support::resolve_policy_file(path, root, fmt::format("`{}`", folder));
+      if (real) continue;
+      std::cerr << "allot: refusing the symlink `" << path.string() << "`: it " << real.error()
+                << "; a folder walk follows a symlink only to a policy file inside the folder\n";
+      return false;
+    }
+    if (it->is_regular_file(error)) found.push_back(path.string());
+  }
+  if (error) {
+    // The walk fails entering a folder it cannot open (`last`), or reading the one `last` is in.
+    std::error_code ignored;
+    const fs::path where = fs::is_directory(fs::symlink_status(last, ignored)) ? last : last.parent_path();
+    std::cerr << "allot: cannot read folder `" << where.string() << "`: " << error.message() << "\n";
+    return false;
+  }
+  std::sort(found.begin(), found.end());
+  return true;
+}
+
+}  // namespace
+
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files) {
-  namespace fs = std::filesystem;
   for (const auto& path : paths) {
     std::error_code error;
     if (fs::is_directory(path, error)) {
       std::vector<std::string> found;
-      for (fs::recursive_directory_iterator it(path, error), end; !error && it != end; it.increment(error)) {
-        if (it->is_regular_file() && it->path().extension() == ".allot") found.push_back(it->path().string());
-      }
-      std::sort(found.begin(), found.end());
+      if (!walk_folder(path, found)) return false;
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(path, error)) {
       files.push_back(path);
@@ -52,5 +95,11 @@ bool flush_stdout() {
 }
 
 bool use_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO); }
+
+std::ostream& colored_stdout(bool color) { return color ? support::unguarded_stdout() : std::cout; }
+
+std::ostream& colored_stderr(bool color) { return color ? support::unguarded_stderr() : std::cerr; }
+
+std::ostream& policy_stdout() { return isatty(STDOUT_FILENO) ? std::cout : support::unguarded_stdout(); }
 
 }  // namespace allot::cli

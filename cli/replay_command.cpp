@@ -10,6 +10,7 @@
 #include "allot/compile.h"
 #include "allot/files.h"
 #include "allot/simulator.h"
+#include "allot/text.h"
 #include "commands.h"
 #include "io_paths.h"
 
@@ -61,7 +62,7 @@ std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments&
       }
     }
     CompileResult result = compile_policy_file(file, options);
-    std::cerr << render_text(result.diagnostics, result.sources, {stderr_color()});
+    colored_stderr(stderr_color()) << render_text(result.diagnostics, result.sources, {stderr_color()});
     if (!result.policy) {
       const bool io = !result.diagnostics.empty() && result.diagnostics.front().code == "io_error";
       code = io ? 2 : 1;
@@ -108,10 +109,12 @@ simulator::ReplayProgress progress_bar(const std::string& workload, const std::v
   if (!stderr_is_terminal()) return {};
   return [&policies, workload](std::size_t policy, double fraction) {
     const int filled = static_cast<int>(fraction * 30);
-    std::cerr << fmt::format("\r{} / {}  [{}{}] {:3.0f}%\x1b[K", workload, policies[policy].name,
-                             std::string(static_cast<std::size_t>(filled), '#'),
-                             std::string(static_cast<std::size_t>(30 - filled), '.'), fraction * 100)
-              << std::flush;
+    // Unguarded for its own \r and erase-line; the names in it go through printable().
+    support::unguarded_stderr() << fmt::format("\r{} / {}  [{}{}] {:3.0f}%\x1b[K", support::printable(workload),
+                                               support::printable(policies[policy].name),
+                                               std::string(static_cast<std::size_t>(filled), '#'),
+                                               std::string(static_cast<std::size_t>(30 - filled), '.'), fraction * 100)
+                                << std::flush;
   };
 }
 
@@ -152,7 +155,7 @@ struct SweepReplay {
                                         : fmt::format("{} load {:g}", workload.name, load);
     auto scenario =
         simulator::replay_workload(workload, cluster, policies, simulation, {}, progress_bar(label, policies));
-    if (stderr_is_terminal()) std::cerr << "\r\x1b[K" << std::flush;
+    if (stderr_is_terminal()) support::unguarded_stderr() << "\r\x1b[K" << std::flush;
     if (!scenario) return scenario.error();
     if (!sweeping) {
       combined = std::move(*scenario);
@@ -244,7 +247,7 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
     if (!scenario) return code;
     report.scenarios.push_back(std::move(*scenario));
   }
-  if (arguments.json != "-") std::cout << simulator::render_table(report, use_color());
+  if (arguments.json != "-") colored_stdout(use_color()) << simulator::render_table(report, use_color());
   bool written = arguments.json.empty() || write_file(arguments.json, simulator::render_json(report));
   written = (arguments.html.empty() || write_file(arguments.html, simulator::render_html(report))) && written;
   return written ? 0 : 2;

@@ -122,7 +122,7 @@ std::string render_sweep_text(const ScenarioReport& scenario, bool color) {
              : "  load sweep: the same seed at each load; offered = GPU-hours asked / GPU-hours of capacity\n";
   out += "  worst program: the lowest delivered / owed of any program over a window of the policy's\n";
   out += table.render();
-  for (const std::string& sentence : first_failures(scenario)) out += "  " + sentence + "\n";
+  for (const std::string& sentence : first_failures(scenario)) out += support::printable("  " + sentence + "\n");
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "allot/simulator.h"
+#include "allot/text.h"
 #include "report_format.h"
 #include "report_groups.h"
 #include "report_sweep.h"
@@ -157,13 +158,14 @@ void gate_rows(const ScenarioReport& scenario, Table& table) {
 std::string render_table(const ReplayReport& report, bool color) {
   std::string out;
   for (const ScenarioReport& scenario : report.scenarios) {
-    out += fmt::format(
+    // Names from the trace, the inventory and the command line, printable() (Table does its own).
+    out += support::printable(fmt::format(
         "{}: {}\n  {} jobs, {} to {}, cluster `{}` ({} GPUs up{})\n", scenario.workload, scenario.description,
         scenario.jobs, format_day(scenario.start), format_day(scenario.end), report.cluster, report.cluster_gpus,
-        report.cluster_gpus_down > 0 ? fmt::format(", {} on nodes down or draining", report.cluster_gpus_down) : "");
-    for (const std::string& note : scenario.notes) out += "  note: " + note + "\n";
+        report.cluster_gpus_down > 0 ? fmt::format(", {} on nodes down or draining", report.cluster_gpus_down) : ""));
+    for (const std::string& note : scenario.notes) out += support::printable("  note: " + note + "\n");
     const Verdict verdict = compare_policies(scenario);
-    for (const std::string& sentence : verdict.summaries) out += "  verdict: " + sentence + "\n";
+    for (const std::string& sentence : verdict.summaries) out += support::printable("  verdict: " + sentence + "\n");
     std::vector<std::string> header;
     for (const PolicyMetrics& metrics : scenario.policies) header.push_back(metrics.name);
     Table table(header, color);
@@ -178,7 +180,9 @@ std::string render_table(const ReplayReport& report, bool color) {
     out += table.render();
     for (const PolicyMetrics& metrics : scenario.policies) {
       for (const GateResult& gate : metrics.gates) {
-        if (!gate.why.empty()) out += fmt::format("  why `{}` fails `{}`: {}\n", metrics.name, gate.text, gate.why);
+        if (!gate.why.empty()) {
+          out += support::printable(fmt::format("  why `{}` fails `{}`: {}\n", metrics.name, gate.text, gate.why));
+        }
       }
     }
     out += render_sweep_text(scenario, color) + "\n";

@@ -6,18 +6,29 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "allot/text.h"
 
 namespace allot::simulator {
 
 // Rows of label + one cell per column, printed with aligned columns.
 class Table {
  public:
-  Table(std::vector<std::string> header, bool color) : header_(std::move(header)), color_(color) {}
+  // Names in the header, labels and cells may come from input (policy names on
+  // the command line, trace fields): each is stored printable(), keeping only
+  // the colour verdict() itself put around a cell.
+  Table(std::vector<std::string> header, bool color) : color_(color) {
+    for (const std::string& name : header) header_.push_back(support::printable(name));
+  }
 
-  void row(std::string label, std::vector<std::string> cells) { rows_.push_back({std::move(label), std::move(cells)}); }
-  void section(std::string title) { rows_.push_back({std::move(title), {}}); }
+  void row(std::string label, std::vector<std::string> cells) {
+    for (std::string& cell : cells) cell = shown(cell);
+    rows_.push_back({support::printable(label), std::move(cells)});
+  }
+  void section(std::string title) { rows_.push_back({support::printable(title), {}}); }
 
   std::string render() const {
     std::size_t label_width = 0;
@@ -44,10 +55,24 @@ class Table {
   // A verdict, coloured on a terminal.
   std::string verdict(bool passed, const std::string& text) const {
     if (!color_) return text;
-    return (passed ? "\x1b[32m" : "\x1b[31m") + text + "\x1b[0m";
+    return std::string(passed ? kGreen : kRed) + text + std::string(kReset);
   }
 
  private:
+  static constexpr std::string_view kGreen = "\x1b[32m", kRed = "\x1b[31m", kReset = "\x1b[0m";
+
+  // A cell as printed: printable(), except the colour of a verdict() around it.
+  static std::string shown(std::string_view cell) {
+    for (std::string_view color : {kGreen, kRed}) {
+      if (cell.size() >= color.size() + kReset.size() && cell.substr(0, color.size()) == color &&
+          cell.substr(cell.size() - kReset.size()) == kReset) {
+        const std::string_view text = cell.substr(color.size(), cell.size() - color.size() - kReset.size());
+        return std::string(color) + support::printable(text) + std::string(kReset);
+      }
+    }
+    return support::printable(cell);
+  }
+
   // Printed width without colour codes.
   static std::size_t visible(const std::string& text) {
     std::size_t width = 0;

@@ -183,4 +183,33 @@ Expected<int, std::string> open_append(const std::string& path) {
   return file.release();
 }
 
+namespace {
+
+bool inside_any(const std::filesystem::path& file, const std::vector<std::filesystem::path>& roots) {
+  if (roots.empty()) return true;
+  for (const auto& root : roots) {
+    const std::filesystem::path relative = file.lexically_relative(root);
+    if (!relative.empty() && *relative.begin() != "..") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Expected<std::filesystem::path, std::string> resolve_policy_file(const std::filesystem::path& path,
+                                                                 const std::vector<std::filesystem::path>& roots,
+                                                                 std::string_view roots_name) {
+  std::error_code error;
+  const std::filesystem::path real = std::filesystem::canonical(path, error);
+  if (error) return unexpected(fmt::format("cannot be resolved: {}", error.message()));
+  struct stat info {};
+  if (::stat(real.c_str(), &info) != 0) return unexpected(fmt::format("cannot be resolved: {}", system_reason(errno)));
+  if (!S_ISREG(info.st_mode)) return unexpected(fmt::format("is `{}`, which {}", real.string(), kind_of(info.st_mode)));
+  if (real.extension() != ".allot") {
+    return unexpected(fmt::format("is `{}`, which is not an `.allot` file", real.string()));
+  }
+  if (!inside_any(real, roots)) return unexpected(fmt::format("is `{}`, outside {}", real.string(), roots_name));
+  return real;
+}
+
 }  // namespace allot::support

@@ -1,6 +1,96 @@
 #include "allot/text.h"
 
+#include <iostream>
+
 namespace allot::support {
+namespace {
+
+constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+unsigned char byte_at(std::string_view text, std::size_t i) {
+  return i < text.size() ? static_cast<unsigned char>(text[i]) : 0;
+}
+
+// A C1 control (U+0080..U+009F) in UTF-8: C2 80..C2 9F.
+bool is_c1_at(std::string_view text, std::size_t i) {
+  return byte_at(text, i) == 0xC2 && byte_at(text, i + 1) >= 0x80 && byte_at(text, i + 1) <= 0x9F;
+}
+
+// A bidi embedding, override or isolate (U+202A..U+202E, U+2066..U+2069) in
+// UTF-8: they reorder what a terminal or editor shows (Trojan Source).
+bool is_bidi_control_at(std::string_view text, std::size_t i) {
+  if (byte_at(text, i) != 0xE2) return false;
+  const unsigned char second = byte_at(text, i + 1), third = byte_at(text, i + 2);
+  return (second == 0x80 && third >= 0xAA && third <= 0xAE) || (second == 0x81 && third >= 0xA6 && third <= 0xA9);
+}
+
+// Bytes at the end of `text` that begin a UTF-8 sequence whose other bytes
+// have not come yet (0 when the text ends on a whole character).
+std::size_t unfinished_utf8_tail(std::string_view text) {
+  for (std::size_t back = 1; back <= 3 && back <= text.size(); ++back) {
+    const auto c = static_cast<unsigned char>(text[text.size() - back]);
+    if (c < 0x80) return 0;
+    if (c < 0xC0) continue;  // a continuation byte: look further back
+    const std::size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    return length > back ? back : 0;
+  }
+  return 0;
+}
+
+// Passes everything written to it on to `target` through printable(). It holds
+// back only an unfinished UTF-8 character, so that a control sequence split
+// across two writes is still seen whole; every write is passed on at once, so
+// output through it and through `target` directly stays in order.
+class PrintableBuffer final : public std::streambuf {
+ public:
+  explicit PrintableBuffer(std::streambuf* target) : target_(target) {}
+
+ protected:
+  std::streamsize xsputn(const char* bytes, std::streamsize count) override {
+    held_.append(bytes, static_cast<std::size_t>(count));
+    const std::size_t ready = held_.size() - unfinished_utf8_tail(held_);
+    if (!pass_on(std::string_view(held_).substr(0, ready))) return 0;
+    held_.erase(0, ready);
+    return count;
+  }
+
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return sync() == 0 ? traits_type::not_eof(c) : c;
+    const char byte = traits_type::to_char_type(c);
+    return xsputn(&byte, 1) == 1 ? c : traits_type::eof();
+  }
+
+  int sync() override {
+    const bool passed = pass_on(held_);
+    held_.clear();
+    return passed && target_->pubsync() == 0 ? 0 : -1;
+  }
+
+ private:
+  bool pass_on(std::string_view text) {
+    const std::string shown = printable(text);
+    return target_->sputn(shown.data(), static_cast<std::streamsize>(shown.size())) ==
+           static_cast<std::streamsize>(shown.size());
+  }
+
+  std::streambuf* target_;
+  std::string held_;
+};
+
+// The standard streams' own buffers, kept when guard_standard_streams() puts
+// a PrintableBuffer in front of them. Never freed: std::cout is flushed at exit,
+// after every static object is gone.
+struct Originals {
+  std::ostream out{std::cout.rdbuf()};
+  std::ostream err{std::cerr.rdbuf()};
+};
+
+Originals& originals() {
+  static auto* kept = new Originals();
+  return *kept;
+}
+
+}  // namespace
 
 std::string printable(std::string_view text) {
   std::string out;
@@ -12,15 +102,36 @@ std::string printable(std::string_view text) {
       out += '\xE2';
       out += '\x90';
       out += static_cast<char>(0x80 + (c == 0x7F ? 0x21 : c));
-    } else if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
-      out += "\xEF\xBF\xBD";  // a C1 control (U+0080..U+009F), as U+FFFD
-      ++i;
+    } else if (is_c1_at(text, i)) {
+      out += kReplacement;
+      i += 1;
+    } else if (is_bidi_control_at(text, i)) {
+      out += kReplacement;
+      i += 2;
     } else {
       out += static_cast<char>(c);
     }
   }
   return out;
+}
+
+void guard_standard_streams() {
+  static bool guarded = false;
+  if (guarded) return;
+  guarded = true;
+  Originals& kept = originals();
+  std::cout.rdbuf(new PrintableBuffer(kept.out.rdbuf()));
+  std::cerr.rdbuf(new PrintableBuffer(kept.err.rdbuf()));
+}
+
+std::ostream& unguarded_stdout() {
+  std::cout.flush();
+  return originals().out;
+}
+
+std::ostream& unguarded_stderr() {
+  std::cerr.flush();
+  return originals().err;
 }
 
 }  // namespace allot::support

@@ -10,6 +10,7 @@
 
 #include "allot/account_columns.h"
 #include "allot/nearest_name.h"
+#include "allot/text.h"
 #include "cycle/cycle_jobs.h"
 #include "cycle/reasons.h"
 #include "explain/parts.h"
@@ -79,8 +80,12 @@ std::string unknown_job(const ClusterState& state, const std::string& job_id) {
   for (const JobRequest& job : state.pending) ids.push_back(job.id);
   for (const RunningJob& job : state.running) ids.push_back(job.request.id);
   const std::string suggestion = support::nearest_name(job_id, ids);
-  if (suggestion.empty()) return fmt::format("no job `{}` is waiting or running in the state", job_id);
-  return fmt::format("no job `{}` is waiting or running in the state; did you mean `{}`?", job_id, suggestion);
+  // The id is the command line's, the suggestion the snapshot's: both are shown printable().
+  if (suggestion.empty()) {
+    return fmt::format("no job `{}` is waiting or running in the state", support::printable(job_id));
+  }
+  return fmt::format("no job `{}` is waiting or running in the state; did you mean `{}`?", support::printable(job_id),
+                     support::printable(suggestion));
 }
 
 void explain_waiting(Explanation& out, const ClusterState& state, const CompiledPolicy& policy,

@@ -5,6 +5,7 @@
 #include "allot/audit_json.h"
 #include "allot/explain.h"
 #include "allot/snapshot.h"
+#include "allot/text.h"
 #include "cycle/reasons.h"
 
 namespace allot::runtime {
@@ -168,7 +169,8 @@ std::string explanation_text(const Explanation& e, const Inventory& inventory) {
     add_waiting(out, e, inventory);
   }
   add_accounts(out, e);
-  return out;
+  // Job ids, node names and accounts come from the snapshot: none reaches a terminal raw.
+  return support::printable(out);
 }
 
 std::string explanation_json(const Explanation& e, const Inventory& inventory) {

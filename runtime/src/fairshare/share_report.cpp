@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "allot/audit_json.h"
+#include "allot/text.h"
 
 namespace allot::runtime {
 namespace {
@@ -132,7 +133,8 @@ std::string share_report_text(const ShareReport& report) {
                  root ? "" : fmt::format("{:g}%", row.share_in_force * 100), number(row.cluster_share),
                  amount(row.owed), amount(row.delivered), fmt::format("{:.2f}", row.debt)});
   }
-  return out;
+  // User names come from the snapshot: none reaches a terminal raw.
+  return support::printable(out);
 }
 
 std::string share_report_json(const ShareReport& report) {

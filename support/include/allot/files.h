@@ -8,9 +8,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allot/expected.h"
 
@@ -71,6 +73,16 @@ Expected<int, std::string> open_append(const std::string& path);
 // Writes all of `bytes` to `descriptor` (continuing after short writes and
 // signals); the operating system's reason on failure.
 std::optional<std::string> write_all(int descriptor, std::string_view bytes);
+
+// Where `path` leads once `..` and every symlink are resolved, if that is a
+// regular `.allot` file inside one of `roots` (canonical folders; no roots:
+// anywhere). Otherwise why not, as the end of a sentence about `path` ("is
+// `/x/.env`, which is not an `.allot` file"), naming `roots_name` when it lies
+// outside them. Resolve, then check: the name a link or import string carries
+// proves nothing about the file it reaches.
+Expected<std::filesystem::path, std::string> resolve_policy_file(const std::filesystem::path& path,
+                                                                 const std::vector<std::filesystem::path>& roots,
+                                                                 std::string_view roots_name);
 
 // The operating system's reason for `error_number`, as strerror gives it.
 std::string system_reason(int error_number);

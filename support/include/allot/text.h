@@ -1,16 +1,33 @@
 // Text from hostile input shown to a person: every message that may quote a
 // file name, a key, a value or a source line goes through printable(), so that
-// no input can send escape sequences to the operator's terminal.
+// no input can send escape sequences to the operator's terminal. The `allot`
+// command also guards its standard streams (guard_standard_streams()), so a
+// writer that forgets printable() still cannot.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
 namespace allot::support {
 
-// `text` with each control character (C0 except tab, DEL, and C1 in UTF-8)
-// replaced by one visible code point: U+2400 + c for C0 ("␛" for ESC), "␡" for
-// DEL, U+FFFD for C1. One code point for one, so columns stay where they were.
+// `text` with each control character (C0 except tab and newline, DEL, C1 in
+// UTF-8, and the bidi embeddings, overrides and isolates U+202A..U+202E and
+// U+2066..U+2069) replaced by one visible code point: U+2400 + c for C0 ("␛"
+// for ESC), "␡" for DEL, U+FFFD for C1 and bidi. One code point for one, so
+// columns stay where they were. Other bytes, invalid UTF-8 included, stay.
 std::string printable(std::string_view text);
+
+// From now on every byte written to std::cout and std::cerr goes through
+// printable() on its way out: the one printing path of the `allot` command,
+// which no text writer can bypass by accident. Call once, first thing in main().
+void guard_standard_streams();
+
+// The standard output and error without the guard, after flushing the guarded
+// stream (so order is kept), for the few writers that must send bytes as they
+// are: terminal colour (the writer passes all input text through printable()
+// itself) and a file's exact contents to a pipe. Each use says why.
+std::ostream& unguarded_stdout();
+std::ostream& unguarded_stderr();
 
 }  // namespace allot::support

@@ -81,6 +81,22 @@ std::string function_text(const char* title, const Function& function, SubjectNa
   return text + fmt::format("  return %{}\n", function.result);
 }
 
+// A policy string as LLVM IR writes one, quoted: printable ASCII as it is but
+// `"` and `\\`, every other byte as `\\XX` (ESC is `\\1B`), so the IR never
+// carries a control character or a bidi override raw, and reads back the same.
+std::string ir_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7F && c != '"' && c != '\\') {
+      out += c;
+    } else {
+      out += fmt::format("\\{:02X}", byte);
+    }
+  }
+  return out + "\"";
+}
+
 std::string optional_seconds(const std::optional<double>& value) {
   return value ? fmt::format("{}s", *value) : std::string("none");
 }
@@ -92,7 +108,7 @@ std::string account_text(std::size_t index, const AccountInfo& account) {
   if (account.use_parent) text += " (share parent)";
   if (!account.use_parent && !account.percent_shares) text += fmt::format(" (shares {})", account.raw_shares);
   if (account.unallocated != 0) text += fmt::format(" unallocated {}", account.unallocated);
-  if (!account.owner.empty()) text += fmt::format(" owner \"{}\"", account.owner);
+  if (!account.owner.empty()) text += " owner " + ir_string(account.owner);
   if (account.review) text += " review " + format_date(*account.review);
   return text + (account.leaf ? " leaf\n" : "\n");
 }

@@ -44,20 +44,23 @@ class ImportRules {
     }
   }
 
-  // The file `target` names from `importer`, why it is refused, or neither (not found).
+  // The file `target` names from `importer` (as shown, and its real path), why
+  // it is refused, or neither (not found).
   struct Resolution {
     std::optional<std::string> path;
+    std::optional<std::string> real_path;
     std::optional<std::string> refusal;
   };
 
   Resolution resolve(const std::string& importer, const std::string& target) const {
     if (!fs::path(target).has_extension() || fs::path(target).extension() != ".allot") {
-      return {std::nullopt, fmt::format("`{}` is not an `.allot` file; only policy libraries can be imported", target)};
+      return {std::nullopt, std::nullopt,
+              fmt::format("`{}` is not an `.allot` file; only policy libraries can be imported", target)};
     }
     std::vector<fs::path> candidates;
     if (fs::path(target).is_absolute()) {
       if (!options_.allow_outside_imports) {
-        return {std::nullopt,
+        return {std::nullopt, std::nullopt,
                 fmt::format("`{}` is an absolute path; imports are relative to the importing file or the import path",
                             target)};
       }
@@ -69,26 +72,19 @@ class ImportRules {
     }
     for (const fs::path& candidate : candidates) {
       std::error_code error;
-      if (!fs::is_regular_file(candidate, error)) continue;
-      const fs::path real = fs::weakly_canonical(candidate, error);
-      if (!options_.allow_outside_imports && !inside_roots(real)) {
-        return {std::nullopt,
-                fmt::format("`{}` is `{}`, outside the policy's folder and the import path", target, real.string())};
-      }
-      return {shown(candidate), std::nullopt};
+      // A dangling or looping symlink is there too: refused below, not "not found".
+      if (!fs::exists(fs::symlink_status(candidate, error))) continue;
+      // Resolve, then check: the string ends in `.allot`, the file it reaches may not.
+      const auto real =
+          support::resolve_policy_file(candidate, options_.allow_outside_imports ? std::vector<fs::path>{} : roots_,
+                                       "the policy's folder and the import path");
+      if (!real) return {std::nullopt, std::nullopt, fmt::format("`{}` {}", target, real.error())};
+      return {shown(candidate), real->string(), std::nullopt};
     }
     return {};
   }
 
  private:
-  bool inside_roots(const fs::path& file) const {
-    for (const fs::path& root : roots_) {
-      const fs::path relative = file.lexically_relative(root);
-      if (!relative.empty() && *relative.begin() != "..") return true;
-    }
-    return false;
-  }
-
   // Relative to the working folder when below it, as people typed it.
   static std::string shown(const fs::path& file) {
     std::error_code error;
@@ -159,7 +155,7 @@ class Loader {
           .help("import paths are relative to the importing file or to a folder of the import path");
       return;
     }
-    const std::string key = canonical(*resolved);
+    const std::string& key = *resolution.real_path;
     for (std::size_t i = 0; i < loading_.size(); ++i) {
       if (loading_[i].first != key) continue;
       std::string chain;
@@ -175,7 +171,8 @@ class Loader {
           .note(fmt::format("at most {} files may import each other in a chain", kMaxImportDepth));
       return;
     }
-    auto contents = read_source(*resolved);
+    // The real path, checked above, is what is read: not the link, which could be changed in between.
+    auto contents = read_source(key);
     if (!contents) {
       if (contents.error().problem == support::FileProblem::too_large) {
         report_unreadable(sources_.add(*resolved, ""), *resolved, contents.error(), import.span);
