@@ -21,7 +21,7 @@ int report(const std::vector<Diagnostic>& diagnostics, const SourceTexts& source
   bool errors = false, io_errors = false;
   for (const auto& d : diagnostics) {
     errors |= d.severity == Severity::error;
-    io_errors |= d.code == "io_error";
+    io_errors |= is_unreadable_input(d);
   }
   return io_errors ? 2 : errors ? 1 : 0;
 }

@@ -38,8 +38,7 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
   CompileResult compiled = compile_policy_file(policy_path, options);
   colored_stderr(stderr_color()) << render_text(compiled.diagnostics, compiled.sources, {stderr_color()});
   if (!compiled.policy) {
-    const bool io = !compiled.diagnostics.empty() && compiled.diagnostics.front().code == "io_error";
-    code = io ? 2 : 1;
+    code = has_unreadable_input(compiled.diagnostics) ? 2 : 1;
     return std::nullopt;
   }
   // A misspelt account in [usage], [debt] or [owed] would silently count as 0.

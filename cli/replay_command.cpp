@@ -64,8 +64,7 @@ std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments&
     CompileResult result = compile_policy_file(file, options);
     colored_stderr(stderr_color()) << render_text(result.diagnostics, result.sources, {stderr_color()});
     if (!result.policy) {
-      const bool io = !result.diagnostics.empty() && result.diagnostics.front().code == "io_error";
-      code = io ? 2 : 1;
+      code = has_unreadable_input(result.diagnostics) ? 2 : 1;
       return std::nullopt;
     }
     files.input("--policy", file);

@@ -106,6 +106,22 @@ TEST_CASE("every reader refuses what would build too much, naming the limit", "[
   }
 }
 
+TEST_CASE("an oversized policy is an input that cannot be read: exit 2 for every command", "[cli][probe]") {
+  TempFolder folder("allot-probe-readers");
+  const std::string big = folder.file("big.allot");
+  std::string text;
+  while (text.size() <= (std::size_t{1} << 20)) text += "// a comment line that pads the policy\n";
+  write_text(big, text);
+  for (const std::string& arguments :
+       {"check " + big, "compile " + big, "fmt " + big, "fmt --check " + big,
+        "cycle --policy " + big + " --state " + source("examples/states/saas-wednesday.toml")}) {
+    INFO(arguments);
+    const auto run = run_allot(arguments, true);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.out, Catch::Contains("more than the 1048576"));
+  }
+}
+
 TEST_CASE("the deepest tree a policy may have still imports", "[cli][probe]") {
   TempFolder folder("allot-probe-readers");
   const std::string dump = folder.file("deep.dump");

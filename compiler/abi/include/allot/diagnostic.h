@@ -39,6 +39,21 @@ struct Diagnostic {
   std::string help;  // empty when there is no suggestion
 };
 
+// True when `diagnostic` says a file could not be read at all (`io_error`:
+// missing, unreadable, not a regular file; `input_too_large`): commands exit 2
+// for it, as for any input they cannot read (docs/SECURITY.md).
+inline bool is_unreadable_input(const Diagnostic& diagnostic) {
+  return diagnostic.code == "io_error" || diagnostic.code == "input_too_large";
+}
+
+// True when any of `diagnostics` is_unreadable_input.
+inline bool has_unreadable_input(const std::vector<Diagnostic>& diagnostics) {
+  for (const Diagnostic& diagnostic : diagnostics) {
+    if (is_unreadable_input(diagnostic)) return true;
+  }
+  return false;
+}
+
 // The text of every file that was read, so renderers can quote source lines.
 using SourceTexts = std::map<std::string, std::string>;
 

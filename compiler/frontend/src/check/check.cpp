@@ -60,12 +60,7 @@ bool CheckResult::has_warnings() const {
   return false;
 }
 
-bool CheckResult::has_io_errors() const {
-  for (const auto& d : diagnostics) {
-    if (d.code == code_name(DiagnosticCode::io_error)) return true;
-  }
-  return false;
-}
+bool CheckResult::has_io_errors() const { return has_unreadable_input(diagnostics); }
 
 CheckResult check_files(const std::vector<std::string>& paths, const CheckOptions& options) {
   CheckResult result;
