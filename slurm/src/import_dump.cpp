@@ -121,7 +121,7 @@ std::string shown(std::string_view name) {
 }
 
 // A string for an Allot string literal.
-std::string quoted(std::string_view text) {
+std::string literal_text(std::string_view text) {
   std::string out;
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
@@ -343,9 +343,10 @@ class Importer {
     }
     out += fmt::format("{}{}{} {} {{\n", pad, keyword, node.name, share);
     if (top) {
-      if (!options_.owner.empty()) out += fmt::format("{}  owner \"{}\"\n", pad, quoted(options_.owner));
+      if (!options_.owner.empty()) out += fmt::format("{}  owner \"{}\"\n", pad, literal_text(options_.owner));
       if (!options_.review.empty()) out += fmt::format("{}  review {}\n", pad, options_.review);
-      if (!options_.hypothesis.empty()) out += fmt::format("{}  hypothesis \"{}\"\n", pad, quoted(options_.hypothesis));
+      if (!options_.hypothesis.empty())
+        out += fmt::format("{}  hypothesis \"{}\"\n", pad, literal_text(options_.hypothesis));
     }
     for (int child : sorted_children(index)) write_node(child, indent + 2, out);
     out += fmt::format("{}}}\n", pad);

@@ -3,8 +3,7 @@
 // it builds"). Each row is an input within the old byte limits that asked for
 // gigabytes or hours (a million nodes named by a 5,000-character prefix, a
 // 100,000-deep account chain, ten years of a tenfold load) and is now refused
-// at once, with the limit it reached. How much memory the largest accepted
-// inputs take is measured by tests/large/ (CTest label `large`).
+// at once, with the limit it reached.
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -50,16 +49,18 @@ struct Refusal {
 TEST_CASE("every reader refuses what would build too much, naming the limit", "[cli][probe]") {
   TempFolder folder("allot-probe-readers");
   const std::string long_prefix = folder.file("long-prefix.toml");
-  write_text(long_prefix, "name = \"c\"\n[[group]]\nprefix = \"" + std::string(5000, 'n') +
+  write_text(long_prefix, "[cluster]\nname = \"c\"\n[[group]]\nprefix = \"" + std::string(5000, 'n') +
                               "\"\ncount = 1000000\ngpu_type = \"h100\"\ngpus = 8\nblock = \"r\"\n");
   const std::string many_nodes = folder.file("many-nodes.toml");
-  write_text(
-      many_nodes,
-      "name = \"c\"\n[[group]]\nprefix = \"n\"\ncount = 1000000\ngpu_type = \"h100\"\ngpus = 8\nblock = \"r\"\n");
+  write_text(many_nodes,
+             "[cluster]\nname = \"c\"\n[[group]]\nprefix = \"n\"\ncount = 1000000\ngpu_type = \"h100\"\ngpus = "
+             "8\nblock = \"r\"\n");
   const std::string two_groups = folder.file("two-groups.toml");
-  write_text(two_groups,
-             "name = \"c\"\n[[group]]\nprefix = \"a\"\ncount = 60000\ngpu_type = \"h100\"\ngpus = 8\nblock = \"r\"\n"
-             "[[group]]\nprefix = \"b\"\ncount = 60000\ngpu_type = \"h100\"\ngpus = 8\nblock = \"r\"\n");
+  write_text(
+      two_groups,
+      "[cluster]\nname = \"c\"\n[[group]]\nprefix = \"a\"\ncount = 60000\ngpu_type = \"h100\"\ngpus = 8\n"
+      "cpus = 96\nmemory_gib = 1024\nblock = \"r\"\n[[group]]\nprefix = \"b\"\ncount = 60000\ngpu_type = \"h100\"\n"
+      "gpus = 8\ncpus = 96\nmemory_gib = 1024\nblock = \"r\"\n");
   const std::string long_id = folder.file("long-id.csv");
   write_text(long_id,
              "job_id,submit_s,duration_s,gpus,group,user,status\n" + std::string(300, 'j') + ",0,60,1,g,,completed\n");
@@ -93,9 +94,13 @@ TEST_CASE("every reader refuses what would build too much, naming the limit", "[
        "replay --now 2026-12-01 --policy " + source("policies/large_org.allot") + " --cluster " +
            source("examples/clusters/research-1000gpu.toml") + " --scenario normal --days 3660 --load 10",
        1, "more than the 2000000 a replay takes"},
-      {"ten years of ten times an 8-GPU cluster's capacity (its queue grows for ten years)",
+      {"ten years of ten times an 8-GPU cluster's capacity",
        "replay --now 2026-12-01 --policy " + saas + " --cluster " + source("examples/clusters/saas-8gpu.toml") +
            " --scenario normal --days 3660 --load 10",
+       1, "more than the 2000000 a replay takes"},
+      {"a year of ten times an 8-GPU cluster's capacity (its queue grows all year)",
+       "replay --now 2026-12-01 --policy " + saas + " --cluster " + source("examples/clusters/saas-8gpu.toml") +
+           " --scenario normal --days 365 --load 10",
        1, "would still wait at the end"},
   };
   for (const Refusal& refusal : refusals) {

@@ -165,7 +165,7 @@ TEST_CASE("every bad inventory is an error naming the file, line, column and fie
       {"a group's count is negative",
        "[[group]]\nprefix = \"g\"\ncount = -4\ngpu_type = \"h100\"\ngpus = 8\ncpus = 8\nmemory_gib = 64\n"
        "block = \"r\"\n",
-       "cluster.toml:3:9: group[0].count: `count` must be between 1 and 1000000, not -4"},
+       "cluster.toml:3:9: group[0].count: `count` must be between 1 and 100000, not -4"},
       {"a group makes a name a node already has",
        kGoodNode + "[[group]]\nprefix = \"gpu-\"\ncount = 2\ndigits = 2\ngpu_type = \"h100\"\ngpus = 8\ncpus = 8\n"
                    "memory_gib = 64\nblock = \"r\"\n",

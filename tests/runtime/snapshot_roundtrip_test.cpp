@@ -137,7 +137,7 @@ class StateMaker {
 
   JobRequest pending_job(Seconds now, int index) {
     JobRequest job = request(now, name("job-" + std::to_string(index)));
-    job.nodes = coin() ? 1 : static_cast<int>(between(1, 1'000'000));
+    job.nodes = coin() ? 1 : static_cast<int>(between(1, kMaxInventoryNodes));
     return job;
   }
 

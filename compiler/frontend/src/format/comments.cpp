@@ -27,7 +27,10 @@ CommentTable::CommentTable(const std::vector<antlr4::Token*>& tokens) : by_token
     const bool blank = previous != nullptr && token->getLine() >= end_line(previous) + 2;
     if (token->getChannel() == antlr4::Token::HIDDEN_CHANNEL) {
       const bool after_comment = previous != nullptr && previous->getChannel() == antlr4::Token::HIDDEN_CHANNEL;
-      const bool continues_line = after_comment && token->getLine() == end_line(previous);
+      // A line comment ends its line even where the lexer ended it at a lone
+      // `\r` (which does not count as a new line): what follows goes below it.
+      const bool after_line_comment = after_comment && previous->getText().starts_with("//");
+      const bool continues_line = after_comment && !after_line_comment && token->getLine() == end_line(previous);
       Comment comment{without_carriage_returns(token->getText()), blank, continues_line};
       const bool same_line = previous_code != nullptr && token->getLine() == end_line(previous_code);
       if (same_line) {
