@@ -1,5 +1,7 @@
 #include "cycle_inputs.h"
 
+#include "io_paths.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -45,9 +47,7 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
   if (auto unknown = runtime::check_snapshot_accounts(*snapshot, compiled.policy->tables())) {
     return fail(code, 1, unknown->to_string());
   }
-  std::vector<std::string> policy_files;
-  for (const auto& [file, text] : compiled.sources) policy_files.push_back(file);
-  return CycleInputs{std::move(*snapshot), std::move(compiled.policy), std::move(policy_files)};
+  return CycleInputs{std::move(*snapshot), std::move(compiled.policy), files_read(compiled.sources)};
 }
 
 }  // namespace allot::cli

@@ -19,6 +19,12 @@ bool allowed_in_place(const CommandFiles& files, const NamedPath& output, const 
 
 }  // namespace
 
+std::vector<std::string> files_read(const std::map<std::string, std::string>& sources) {
+  std::vector<std::string> files;
+  for (const auto& [file, text] : sources) files.push_back(file);
+  return files;
+}
+
 void CommandFiles::output(std::string option, std::string path) {
   if (!path.empty()) outputs.push_back({std::move(option), std::move(path)});
 }

@@ -35,6 +35,9 @@ struct CommandFiles {
   }
 };
 
+// The files a compilation read (the keys of CompileResult::sources), in order.
+std::vector<std::string> files_read(const std::map<std::string, std::string>& sources);
+
 // Why the outputs of `files` clash with an input or with each other, in one
 // sentence naming both paths and their options; nullopt when none does.
 std::optional<std::string> clashing_files(const CommandFiles& files);

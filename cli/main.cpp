@@ -34,17 +34,16 @@ CLI::Validator bounded(double low, double high, bool above_low = false) {
       fmt::format("{} {}..{}", above_low ? "above" : "from", low, high));
 }
 
+constexpr const char* kEmptyPath = "the path is empty (an unset shell variable?)";
+
 // A path option: an empty value (an unset shell variable, `--apply ''`) is a
-// usage error, never "not given" and never a file named "". For `--policy
-// NAME=FILE`, the part after `=` must not be empty either.
-const CLI::Validator kPath(
-    [](const std::string& text) -> std::string {
-      const std::size_t equals = text.find('=');
-      if (text.empty() || (equals != std::string::npos && equals + 1 == text.size()))
-        return "the path is empty (an unset shell variable?)";
-      return "";
-    },
-    "PATH");
+// usage error, never "not given" and never a file named "".
+const CLI::Validator kPath([](const std::string& text) -> std::string { return text.empty() ? kEmptyPath : ""; },
+                           "PATH");
+// replay's `--policy NAME=FILE` (or FILE): the file after `=` must not be empty either.
+const CLI::Validator kNamedPath([](const std::string& text)
+                                    -> std::string { return text.empty() || text.back() == '=' ? kEmptyPath : ""; },
+                                "[NAME=]PATH");
 
 // A whole number from 0 to `high` in decimal digits alone: no sign (CLI11 would
 // wrap "-1" to 2^64-1), no hex, no exponent, nothing empty or past `high`.
@@ -115,7 +114,7 @@ int main(int argc, char** argv) {
   allot::cli::ReplayArguments replay;
   auto* replay_command = app.add_subcommand("replay", "Compare policies on the same arrivals (a scenario or a trace)");
   replay_command->add_option("--policy", replay.policies, "A policy to replay, as NAME=FILE (repeat to compare)")
-      ->check(kPath)
+      ->check(kNamedPath)
       ->required();
   replay_command->add_option("--cluster", replay.cluster, "The cluster inventory (TOML)")->check(kPath)->required();
   auto* scenario_option =

@@ -68,9 +68,7 @@ std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments&
       return std::nullopt;
     }
     files.input("--policy", file);
-    std::vector<std::string> read;
-    for (const auto& [source, text] : result.sources) read.push_back(source);
-    files.imports("--policy", read);
+    files.imports("--policy", files_read(result.sources));
     policies.push_back(ReplayPolicy{name, file, result.policy});
   }
   return policies;

@@ -80,7 +80,7 @@ Candidate compile_candidate(const std::string& path, const CompileOptions& optio
     candidate.source = read_text(path);
     CompileResult result = compile_policy_file(path, options);
     candidate.problems = render_text(result.diagnostics, result.sources, {false});
-    for (const auto& [file, text] : result.sources) candidate.files.push_back(file);
+    candidate.files = files_read(result.sources);
     if (!result.policy) return candidate;
     if (auto error = slurm::check_job_map(map, result.policy->tables())) {
       candidate.problems += error->to_string() + "\n";

@@ -22,6 +22,12 @@ double mean_job_gpu_hours(const ScenarioContext& context) {
   return total / kSamples;
 }
 
+// The mean number of jobs program `p` submits in `hour` at `load` times its
+// share: the rate of hour_of_arrivals, and what expected_background_jobs sums.
+double arrivals_per_hour(const ScenarioContext& context, double load, std::size_t p, Seconds hour, double mean) {
+  return load * context.programs[p].share * context.capacity_gpus * hour_factor(hour) / mean;
+}
+
 // Poisson arrivals of one program over one hour at `per_hour` jobs.
 void hour_of_arrivals(const ScenarioContext& context, const Program& program, Seconds hour, double per_hour,
                       Random& random, std::vector<WorkloadJob>& jobs) {
@@ -64,13 +70,12 @@ std::vector<double> program_loads(const ScenarioContext& context, const DemandOp
 double expected_background_jobs(const ScenarioContext& context, const DemandOptions& options) {
   const double mean = mean_job_gpu_hours(context);
   const std::vector<double> loads = program_loads(context, options);
-  double per_busy_hour = 0;  // jobs in an hour of factor 1
-  for (std::size_t p = 0; p < context.programs.size(); ++p) {
-    per_busy_hour += loads[p] * context.programs[p].share * context.capacity_gpus / mean;
+  double jobs = 0;
+  for (Seconds hour = options.start; hour < options.end; hour += kHour) {
+    for (std::size_t p = 0; p < context.programs.size(); ++p)
+      jobs += arrivals_per_hour(context, loads[p], p, hour, mean);
   }
-  double factors = 0;
-  for (Seconds hour = options.start; hour < options.end; hour += kHour) factors += hour_factor(hour);
-  return per_busy_hour * factors;
+  return jobs;
 }
 
 void add_background_demand(const ScenarioContext& context, const DemandOptions& options, Random& random,
@@ -80,8 +85,7 @@ void add_background_demand(const ScenarioContext& context, const DemandOptions& 
   for (Seconds hour = options.start; hour < options.end; hour += kHour) {
     for (std::size_t p = 0; p < context.programs.size(); ++p) {
       const Program& program = context.programs[p];
-      const double gpu_hours_wanted = loads[p] * program.share * context.capacity_gpus * hour_factor(hour);
-      hour_of_arrivals(context, program, hour, gpu_hours_wanted / mean, random, jobs);
+      hour_of_arrivals(context, program, hour, arrivals_per_hour(context, loads[p], p, hour, mean), random, jobs);
     }
   }
 }
