@@ -46,28 +46,38 @@ std::string read_all(const fs::path& path) {
 }
 
 // The child's side of run(): standard streams, identity, then `allot`.
-[[noreturn]] void exec_allot(const std::vector<std::string>& arguments, int out, int err, bool as_nobody) {
+[[noreturn]] void exec_allot(const std::string& binary, const std::vector<std::string>& arguments, int out, int err,
+                             bool as_nobody) {
   const int nothing = ::open("/dev/null", O_RDONLY);
   if (nothing < 0 || ::dup2(nothing, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(125);
   if (as_nobody && (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0)) ::_exit(126);
   std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(ALLOT_BINARY));
+  argv.push_back(const_cast<char*>(binary.c_str()));
   for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
-  ::execv(ALLOT_BINARY, argv.data());
+  ::execv(binary.c_str(), argv.data());
   ::_exit(127);
 }
 
 // Runs `allot ARGUMENTS` without a shell (every byte of an argument as it is);
-// with `as_nobody` (only when root), as user and group nobody.
+// with `as_nobody` (only when root), as user and group nobody, from a copy of
+// the binary in `folder`: the build folder may lie where nobody cannot reach
+// (`land` and CI clone into a 0700 temporary folder).
 Outcome run(const TempFolder& folder, const std::vector<std::string>& arguments, bool as_nobody = false) {
+  std::string binary = ALLOT_BINARY;
+  if (as_nobody) {
+    binary = folder.file(".allot");
+    fs::copy_file(ALLOT_BINARY, binary, fs::copy_options::overwrite_existing);
+    fs::permissions(binary, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+  }
   const std::string out_path = folder.file(".stdout"), err_path = folder.file(".stderr");
   const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
   const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
   REQUIRE((out >= 0 && err >= 0));
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
-  if (child == 0) exec_allot(arguments, out, err, as_nobody);
+  if (child == 0) exec_allot(binary, arguments, out, err, as_nobody);
   ::close(out);
   ::close(err);
   int status = 0;
