@@ -126,8 +126,10 @@ bool flush_stdout();
 // empty). Returns false after telling the user what was wrong.
 bool read_now(const std::string& now, std::optional<Date>& today);
 
-// Whether stdout should get ANSI colour (a terminal, and NO_COLOR unset).
+// Whether stdout (use_color) or stderr (stderr_color) should get ANSI colour:
+// that stream is a terminal, and NO_COLOR is unset.
 bool use_color();
+bool stderr_color();
 
 // Where text with terminal colour is printed: with `color`, the standard stream
 // without main()'s guard (support/text.h; every writer that colours passes its

@@ -2,7 +2,6 @@
 // the LLVM module or the machine code with --emit. Diagnostics go to stderr so
 // stdout holds only what was asked for.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <iostream>
 
@@ -12,8 +11,6 @@
 
 namespace allot::cli {
 namespace {
-
-bool stderr_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDERR_FILENO); }
 
 // Prints diagnostics like `allot check` does; returns the exit code they imply.
 int report(const std::vector<Diagnostic>& diagnostics, const SourceTexts& sources) {

@@ -3,7 +3,6 @@
 #include "io_paths.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <iostream>
 
@@ -18,8 +17,6 @@ std::nullopt_t fail(int& code, int exit_code, const std::string& message) {
   code = exit_code;
   return std::nullopt;
 }
-
-bool stderr_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDERR_FILENO); }
 
 }  // namespace
 

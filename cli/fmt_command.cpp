@@ -54,7 +54,7 @@ int format_one(const std::string& path, const FmtArguments& arguments) {
   }
   FormatResult result = format_source(name, text);
   if (!result.formatted) {
-    colored_stderr(use_color()) << render_text(result.diagnostics, {{name, text}}, {use_color()});
+    colored_stderr(stderr_color()) << render_text(result.diagnostics, {{name, text}}, {stderr_color()});
     return 1;
   }
   if (arguments.check) {

@@ -96,6 +96,8 @@ bool flush_stdout() {
 
 bool use_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO); }
 
+bool stderr_color() { return std::getenv("NO_COLOR") == nullptr && isatty(STDERR_FILENO); }
+
 std::ostream& colored_stdout(bool color) { return color ? support::unguarded_stdout() : std::cout; }
 
 std::ostream& colored_stderr(bool color) { return color ? support::unguarded_stderr() : std::cerr; }

@@ -25,7 +25,6 @@ constexpr std::size_t kMaxSweepValues = 12;
 constexpr long long kMaxScaledNodes = runtime::kMaxInventoryNodes;
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
-bool stderr_color() { return stderr_is_terminal() && std::getenv("NO_COLOR") == nullptr; }
 
 // Prints why the replay cannot go on and sets the exit code.
 std::nullopt_t fail(int& code, int exit_code, const std::string& message) {

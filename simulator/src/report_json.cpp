@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "allot/simulator.h"
+#include "allot/text.h"
 #include "time_text.h"
 
 namespace allot::simulator {
@@ -193,7 +194,7 @@ std::string render_json(const ReplayReport& report) {
   json["workloads"] = Json::array();
   for (const ScenarioReport& scenario : report.scenarios) json["workloads"].push_back(workload_json(scenario));
   // Names from files and policies may be any bytes: invalid UTF-8 is replaced, never thrown on.
-  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return support::json_without_controls(json.dump(2, ' ', false, Json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace allot::simulator

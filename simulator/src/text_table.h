@@ -1,5 +1,6 @@
-// A terminal table: a label column, then aligned cells (colour codes do not
-// count towards a cell's width). The comparison table and the load sweep use it.
+// A terminal table: a label column, then aligned cells, by the columns a
+// terminal shows (support::display_width: colour codes count nothing, a wide
+// character two). The comparison table and the load sweep use it.
 #pragma once
 
 #include <fmt/format.h>
@@ -33,19 +34,19 @@ class Table {
   std::string render() const {
     std::size_t label_width = 0;
     std::vector<std::size_t> widths(header_.size(), 0);
-    for (std::size_t c = 0; c < header_.size(); ++c) widths[c] = header_[c].size();
+    for (std::size_t c = 0; c < header_.size(); ++c) widths[c] = support::display_width(header_[c]);
     for (const auto& [label, cells] : rows_) {
-      label_width = std::max(label_width, label.size());
+      label_width = std::max(label_width, support::display_width(label));
       for (std::size_t c = 0; c < cells.size() && c < widths.size(); ++c)
-        widths[c] = std::max(widths[c], visible(cells[c]));
+        widths[c] = std::max(widths[c], support::display_width(cells[c]));
     }
-    std::string out = fmt::format("  {:<{}}", "", label_width);
-    for (std::size_t c = 0; c < header_.size(); ++c) out += fmt::format("  {:>{}}", header_[c], widths[c]);
+    std::string out = "  " + std::string(label_width, ' ');
+    for (std::size_t c = 0; c < header_.size(); ++c) out += "  " + support::pad_left(header_[c], widths[c]);
     out += "\n";
     for (const auto& [label, cells] : rows_) {
-      out += fmt::format("  {:<{}}", label, label_width);
+      out += "  " + support::pad_right(label, label_width);
       for (std::size_t c = 0; c < cells.size(); ++c) {
-        out += std::string(2 + widths[c] - visible(cells[c]), ' ') + cells[c];
+        out += "  " + support::pad_left(cells[c], c < widths.size() ? widths[c] : 0);
       }
       out += "\n";
     }
@@ -71,19 +72,6 @@ class Table {
       }
     }
     return support::printable(cell);
-  }
-
-  // Printed width without colour codes.
-  static std::size_t visible(const std::string& text) {
-    std::size_t width = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\x1b') {
-        while (i < text.size() && text[i] != 'm') ++i;
-      } else {
-        ++width;
-      }
-    }
-    return width;
   }
 
   std::vector<std::string> header_;

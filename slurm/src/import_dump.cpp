@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -250,14 +251,12 @@ class Importer {
       }
     }
     if (node.user) {
-      for (int sibling : nodes_[static_cast<std::size_t>(parent_)].children) {
-        const Node& other = nodes_[static_cast<std::size_t>(sibling)];
-        if (other.user && other.slurm_name == node.slurm_name) {
-          note(number,
-               fmt::format("user `{}` appears twice in account `{}`; the first line (line {}) is kept",
-                           shown(line.name), shown(nodes_[static_cast<std::size_t>(parent_)].slurm_name), other.line));
-          return std::nullopt;
-        }
+      const auto [first, added] = users_.emplace(std::pair(parent_, node.slurm_name), number);
+      if (!added) {
+        note(number,
+             fmt::format("user `{}` appears twice in account `{}`; the first line (line {}) is kept", shown(line.name),
+                         shown(nodes_[static_cast<std::size_t>(parent_)].slurm_name), first->second));
+        return std::nullopt;
       }
     } else if (accounts_.count(line.name)) {
       return ImportError{
@@ -312,10 +311,16 @@ class Importer {
   void name_children() {
     for (std::size_t n = 0; n < nodes_.size(); ++n) {
       std::set<std::string> taken;
+      std::map<std::string, int> next_suffix;  // per identifier, the first `_k` not yet tried (linear, not quadratic)
       for (int child : sorted_children(static_cast<int>(n))) {
         Node& node = nodes_[static_cast<std::size_t>(child)];
-        std::string name = identifier(node.slurm_name);
-        for (int k = 2; taken.count(name); ++k) name = fmt::format("{}_{}", identifier(node.slurm_name), k);
+        const std::string base = identifier(node.slurm_name);
+        std::string name = base;
+        if (taken.count(name)) {
+          int& k = next_suffix.emplace(base, 2).first->second;
+          do name = fmt::format("{}_{}", base, k++);
+          while (taken.count(name));
+        }
         taken.insert(name);
         node.name = name;
         if (name != node.slurm_name) {
@@ -355,6 +360,7 @@ class Importer {
   const ImportOptions& options_;
   std::vector<Node> nodes_;
   std::map<std::string, int> accounts_;
+  std::map<std::pair<int, std::string>, int> users_;  // (account, Slurm user name) -> the line that added it
   std::vector<ImportNote> notes_;
   std::string cluster_;
   int parent_ = 0;

@@ -1,6 +1,8 @@
 #include "allot/text.h"
 
+#include <algorithm>
 #include <iostream>
+#include <utility>
 
 namespace allot::support {
 namespace {
@@ -107,6 +109,100 @@ std::string printable(std::string_view text) {
       i += 1;
     } else if (is_bidi_control_at(text, i)) {
       out += kReplacement;
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The code point of the UTF-8 sequence at `i` and its length, or 0 and 1 for a
+// byte that does not start a whole, well-formed sequence.
+std::pair<char32_t, std::size_t> decode_at(std::string_view text, std::size_t i) {
+  const unsigned char lead = byte_at(text, i);
+  const std::size_t length = lead >= 0xF5 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 1;
+  if (lead < 0x80 || length == 1 || i + length > text.size()) return {lead < 0x80 ? lead : 0, 1};
+  char32_t code = lead & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k) {
+    const unsigned char next = byte_at(text, i + k);
+    if ((next & 0xC0) != 0x80) return {0, 1};
+    code = (code << 6) | (next & 0x3F);
+  }
+  return {code, length};
+}
+
+// East Asian wide and full-width ranges (Unicode's EastAsianWidth W and F, in
+// the blocks names and labels use) and the emoji blocks terminals draw wide.
+bool is_wide(char32_t c) {
+  return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+         (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+         (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+         (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+         (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD);
+}
+
+// Combining marks, drawn on the character before them.
+bool is_combining(char32_t c) {
+  return (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
+         (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200B || c == 0x200C || c == 0x200D;
+}
+
+}  // namespace
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '\x1b' && byte_at(text, i + 1) == '[') {
+      std::size_t end = i + 2;
+      while (end < text.size() && (byte_at(text, end) < 0x40 || byte_at(text, end) > 0x7E)) ++end;
+      i = std::min(end + 1, text.size());
+      continue;
+    }
+    const auto [code, length] = decode_at(text, i);
+    width += is_combining(code) ? 0 : is_wide(code) ? 2 : 1;
+    i += length;
+  }
+  return width;
+}
+
+std::string pad_right(std::string_view text, std::size_t width) {
+  const std::size_t shown = display_width(text);
+  return std::string(text) + std::string(shown < width ? width - shown : 0, ' ');
+}
+
+std::string pad_left(std::string_view text, std::size_t width) {
+  const std::size_t shown = display_width(text);
+  return std::string(shown < width ? width - shown : 0, ' ') + std::string(text);
+}
+
+std::string json_without_controls(std::string dumped) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto escape = [](std::string& out, unsigned code) {
+    out += "\\u";
+    for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(code >> shift) & 0xF];
+  };
+  // Documents are large (a cycle over a full queue is hundreds of megabytes)
+  // and almost never hold such a character: returned as they are, not copied.
+  std::size_t first = 0;
+  while (first < dumped.size() && dumped[first] != '\x7f' && !is_c1_at(dumped, first) &&
+         !is_bidi_control_at(dumped, first)) {
+    ++first;
+  }
+  if (first == dumped.size()) return dumped;
+  std::string out = dumped.substr(0, first);
+  out.reserve(dumped.size() + 16);
+  for (std::size_t i = first; i < dumped.size(); ++i) {
+    const auto c = static_cast<unsigned char>(dumped[i]);
+    if (c == 0x7F) {
+      escape(out, c);
+    } else if (is_c1_at(dumped, i)) {
+      escape(out, byte_at(dumped, i + 1));
+      i += 1;
+    } else if (is_bidi_control_at(dumped, i)) {
+      escape(out, 0x2000u | ((byte_at(dumped, i + 1) & 0x3Fu) << 6) | (byte_at(dumped, i + 2) & 0x3Fu));
       i += 2;
     } else {
       out += static_cast<char>(c);

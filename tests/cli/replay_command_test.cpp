@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
 
 #include "run_allot.h"
 
@@ -51,6 +53,36 @@ TEST_CASE("replay prints the comparison and writes the same JSON for the same in
   REQUIRE(table.exit_code == 0);
   CHECK_THAT(table.out, Catch::Contains("baseline") && Catch::Contains("budget") &&
                             Catch::Contains("wait p50 / p90 by class") && Catch::Contains("gates"));
+}
+
+// Columns a terminal shows for text with no wide characters: one per UTF-8
+// code point (continuation bytes count nothing).
+std::size_t columns(const std::string& line) {
+  std::size_t count = 0;
+  for (const char c : line) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return count;
+}
+
+TEST_CASE("the comparison table aligns its columns by what a terminal shows, not by bytes", "[cli][replay]") {
+  const auto run =
+      run_allot("replay --now 2026-12-01 --policy r\xC3\xA9gime=" + source("policies/baseline_labels.allot") +
+                " --policy \xC3\xA0\xC2\xB7\xC3\xA9=" + source("policies/saas.allot") + " --cluster " +
+                source("examples/clusters/saas-8gpu.toml") + " --days 1 --scenario normal --seed 3");
+  REQUIRE(run.exit_code == 0);
+  std::istringstream lines(run.out);
+  std::string line, header;
+  std::vector<std::string> rows;
+  while (std::getline(lines, line)) {
+    const std::size_t text = line.find_first_not_of(' ');
+    if (header.empty() && text != std::string::npos && line.compare(text, 7, "r\xC3\xA9gime") == 0) header = line;
+    if (text != std::string::npos &&
+        (line.compare(text, 8, "all jobs") == 0 || line.compare(text, 9, "occupancy") == 0))
+      rows.push_back(line);
+  }
+  INFO(run.out);
+  REQUIRE_FALSE(header.empty());
+  REQUIRE(rows.size() >= 2);
+  for (const std::string& row : rows) CHECK(columns(row) == columns(header));
 }
 
 TEST_CASE("the interpreter and the JIT replay to the same report", "[cli][replay]") {

@@ -35,3 +35,33 @@ TEST_CASE("input errors escape what they quote", "[support][text]") {
   CHECK(text.find('\x07') == std::string::npos);
   CHECK_THAT(text, Catch::StartsWith("cluster\u241b]0;owned\u2407.toml:"));
 }
+
+TEST_CASE("JSON text carries DEL, C1 and bidi controls as \\u escapes, the same document to a parser",
+          "[support][text]") {
+  using allot::support::json_without_controls;
+  CHECK(json_without_controls(R"({"id":"a\u001b[31m"})") == R"({"id":"a\u001b[31m"})");  // C0: the writer's own
+  CHECK(json_without_controls("{\"id\":\"del\x7f\"}") == R"({"id":"del\u007f"})");
+  CHECK(json_without_controls("{\"id\":\"csi\xc2\x9b\xc2\x80\"}") == R"({"id":"csi\u009b\u0080"})");
+  CHECK(json_without_controls("{\"id\":\"rlo\u202e lri\u2066 pdi\u2069\"}") ==
+        R"({"id":"rlo\u202e lri\u2066 pdi\u2069"})");
+  CHECK(json_without_controls("{\"id\":\"caf\xc3\xa9 \u2014 \u2065\"}") == "{\"id\":\"caf\xc3\xa9 \u2014 \u2065\"}");
+  const std::string escaped = json_without_controls("[\"\xc2\x85\u202a\x7f\"]");
+  CHECK(allot::support::printable(escaped) == escaped);  // nothing left for the guard
+}
+
+TEST_CASE("display_width counts the columns a terminal shows, so tables align on any UTF-8", "[support][text]") {
+  using allot::support::display_width;
+  CHECK(display_width("gpu-01") == 6);
+  CHECK(display_width("M\xc3\xbcnchen") == 7);            // two bytes, one column
+  CHECK(display_width("\xe7\xa0\x94\xe7\xa9\xb6") == 4);  // two CJK ideographs, two columns each
+  CHECK(display_width("e\xcc\x81") == 1);                 // e + combining acute
+  CHECK(display_width("\x1b[32mpassed\x1b[0m") == 6);     // colour counts nothing
+  CHECK(display_width("a\x1b]0;t\x07") == 7);             // other controls: one symbol each
+  CHECK(display_width("\xff\xfe") == 2);                  // invalid UTF-8: one per byte
+  CHECK(display_width("cut \xe2\x80") == 6);
+  CHECK(display_width(allot::support::printable("a\xe2\x80\xae"
+                                                "b")) == 3);  // as printed
+  CHECK(allot::support::pad_right("M\xc3\xbc", 4) == "M\xc3\xbc  ");
+  CHECK(allot::support::pad_left("\xe7\xa0\x94", 4) == "  \xe7\xa0\x94");
+  CHECK(allot::support::pad_left("wider", 2) == "wider");
+}

@@ -6,6 +6,7 @@
 
 #include "allot/audit.h"
 #include "allot/snapshot.h"
+#include "allot/text.h"
 
 namespace allot::runtime::audit {
 
@@ -66,6 +67,8 @@ void add_decision(Json& record, const Decision& decision, const Inventory& inven
   record["reason"] = decision.reason;
 }
 
-std::string dump(const Json& json, int indent) { return json.dump(indent, ' ', false, Json::error_handler_t::replace); }
+std::string dump(const Json& json, int indent) {
+  return support::json_without_controls(json.dump(indent, ' ', false, Json::error_handler_t::replace));
+}
 
 }  // namespace allot::runtime::audit

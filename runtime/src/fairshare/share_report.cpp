@@ -95,14 +95,14 @@ std::string share_report_text(const ShareReport& report) {
   };
   std::size_t account_width = 7, user_width = 4;
   for (const ShareRow& row : report.rows) {
-    account_width = std::max(account_width, account_column(row).size());
-    user_width = std::max(user_width, row.user.size());
+    account_width = std::max(account_width, support::display_width(account_column(row)));
+    user_width = std::max(user_width, support::display_width(row.user));
   }
+  // By the columns a terminal shows (names may be any UTF-8), not by bytes.
   const auto line = [&](const std::array<std::string, 15>& c) {
-    return fmt::format(
-        "{:<{}} {:<{}} {:>9} {:>11} {:>12} {:>11} {:>13} {:>10} {:>10} {:>5} | {:>9} {:>10} {:>10} {:>10} {:>10}\n",
-        c[0], account_width, c[1], user_width, c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12],
-        c[13], c[14]);
+    return support::pad_right(c[0], account_width) + " " + support::pad_right(c[1], user_width) +
+           fmt::format(" {:>9} {:>11} {:>12} {:>11} {:>13} {:>10} {:>10} {:>5} | {:>9} {:>10} {:>10} {:>10} {:>10}\n",
+                       c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14]);
   };
   const auto raw_shares = [](const ShareRow& row) -> std::string {
     if (row.path.empty()) return "";

@@ -24,8 +24,8 @@ inline constexpr std::size_t kMaxPolicyBytes = std::size_t{1} << 20;      // a p
 inline constexpr std::size_t kMaxMapBytes = std::size_t{16} << 20;        // a replay or Slurm mapping file
 inline constexpr std::size_t kMaxInventoryBytes = std::size_t{64} << 20;  // an inventory
 inline constexpr std::size_t kMaxDumpBytes = std::size_t{64} << 20;       // a `sacctmgr dump`
-inline constexpr std::size_t kMaxStateBytes = std::size_t{256} << 20;     // a state snapshot
-inline constexpr std::size_t kMaxTraceBytes = std::size_t{256} << 20;     // a trace CSV
+inline constexpr std::size_t kMaxStateBytes = std::size_t{32} << 20;      // a state snapshot
+inline constexpr std::size_t kMaxTraceBytes = std::size_t{128} << 20;     // a trace CSV
 
 // The longest name an input may give (a node, job, account, class, GPU type,
 // block, label, trace field): longer than any real one, short enough that a

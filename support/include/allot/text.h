@@ -18,6 +18,26 @@ namespace allot::support {
 // columns stay where they were. Other bytes, invalid UTF-8 included, stay.
 std::string printable(std::string_view text);
 
+// The columns a terminal gives `text` once printed through printable(): one
+// per code point (a control shown as its symbol included), two for an East
+// Asian wide or full-width character, one for each byte of invalid UTF-8, none
+// for a combining mark; a CSI sequence (ESC [ ... final byte) counts nothing, so
+// colour a writer put around a cell itself does not count. Tables align by it.
+std::size_t display_width(std::string_view text);
+
+// `text` followed (pad_right) or preceded (pad_left) by spaces up to `width`
+// columns by display_width(); text already as wide or wider is left as it is.
+std::string pad_right(std::string_view text, std::size_t width);
+std::string pad_left(std::string_view text, std::size_t width);
+
+// A JSON document as a JSON writer dumped it (UTF-8, C0 controls already
+// escaped), with every other character printable() would replace (DEL, C1 and
+// the bidi controls) written as a \u escape instead: the same document to any
+// JSON parser, and nothing left for a terminal to act on or for the guarded
+// streams to change. They can only occur inside strings, so escaping them
+// wherever they are is right. Every JSON writer passes its text through this.
+std::string json_without_controls(std::string dumped);
+
 // From now on every byte written to std::cout and std::cerr goes through
 // printable() on its way out: the one printing path of the `allot` command,
 // which no text writer can bypass by accident. Call once, first thing in main().

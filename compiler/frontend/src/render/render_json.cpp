@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allot/frontend.h"
+#include "allot/text.h"
 
 namespace allot {
 namespace {
@@ -39,7 +40,7 @@ std::string render_json(const std::vector<Diagnostic>& diagnostics) {
   for (const auto& diagnostic : diagnostics) list.push_back(diagnostic_json(diagnostic));
   const Json document{{"diagnostics", std::move(list)}};
   // A file name need not be UTF-8; replacing bad bytes keeps the output valid JSON.
-  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return support::json_without_controls(document.dump(2, ' ', false, Json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace allot

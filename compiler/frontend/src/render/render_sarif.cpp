@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allot/frontend.h"
+#include "allot/text.h"
 #include "artifact_path.h"
 #include "rule_catalog.h"
 
@@ -121,7 +122,7 @@ std::string render_sarif(const std::vector<Diagnostic>& diagnostics) {
   const Json log{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                  {"version", "2.1.0"},
                  {"runs", Json::array({std::move(run)})}};
-  return log.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return support::json_without_controls(log.dump(2, ' ', false, Json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace allot
