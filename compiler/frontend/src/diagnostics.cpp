@@ -32,8 +32,20 @@ DiagnosticBuilder DiagnosticSink::warning(DiagnosticCode code, Span span, std::s
 DiagnosticBuilder DiagnosticSink::add(Severity severity, DiagnosticCode code, Span span, std::string message) {
   // Invariant: references handed out by builders stay valid until the next add().
   assert(severity == code_info(code).severity);
+  if (knock_on(code, span)) {
+    dropped_ = {};
+    return DiagnosticBuilder(dropped_, sources_);
+  }
+  if (code == DiagnosticCode::number_out_of_range) out_of_range_.push_back(span);
   diagnostics_.push_back({severity, std::string(code_name(code)), std::move(message), sources_.resolve(span), {}, {}});
   return DiagnosticBuilder(diagnostics_.back(), sources_);
+}
+
+bool DiagnosticSink::knock_on(DiagnosticCode code, Span span) const {
+  if (code == DiagnosticCode::number_out_of_range || span.begin.line != span.end.line) return false;
+  return std::any_of(out_of_range_.begin(), out_of_range_.end(), [&](const Span& literal) {
+    return literal.file == span.file && span.begin <= literal.begin && literal.end <= span.end;
+  });
 }
 
 bool DiagnosticSink::has_errors() const { return error_count() > 0; }

@@ -24,7 +24,10 @@ class DiagnosticBuilder {
   const SourceManager& sources_;
 };
 
-// The diagnostics of one check run.
+// The diagnostics of one check run. One mistake, one error: once a literal is
+// reported as out of range (its value then reads as 0), an error on the same
+// line whose span holds that literal is a knock-on of it (`window 1e30d` is not
+// also "a window of 0") and is not reported.
 class DiagnosticSink {
  public:
   explicit DiagnosticSink(const SourceManager& sources) : sources_(sources) {}
@@ -38,8 +41,11 @@ class DiagnosticSink {
 
  private:
   DiagnosticBuilder add(Severity severity, DiagnosticCode code, Span span, std::string message);
+  bool knock_on(DiagnosticCode code, Span span) const;
   const SourceManager& sources_;
   std::vector<Diagnostic> diagnostics_;
+  std::vector<Span> out_of_range_;  // literals reported as number_out_of_range
+  Diagnostic dropped_;              // what a builder of a knock-on error fills in
 };
 
 void sort_by_location(std::vector<Diagnostic>& diagnostics);
