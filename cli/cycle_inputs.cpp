@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "allot/compile.h"
+#include "allot/dates.h"
 #include "commands.h"
 
 namespace allot::cli {
@@ -23,7 +24,7 @@ std::nullopt_t fail(int& code, int exit_code, const std::string& message) {
 std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, const std::string& state_path,
                                              const std::string& now, const std::string& engine, int& code) {
   std::optional<runtime::Seconds> override_now;
-  if (!now.empty() && !(override_now = runtime::parse_timestamp(now))) {
+  if (!now.empty() && !(override_now = support::parse_timestamp(now))) {
     return fail(code, 2,
                 fmt::format("--now expects a time like 2026-12-02T09:30:00Z, a date like 2026-12-02 or seconds since "
                             "the epoch, got `{}`",

@@ -44,8 +44,6 @@ void install_handlers() {
   sigaction(SIGINT, &action, nullptr);
 }
 
-std::string clock_text(slurm::Seconds now) { return support::format_timestamp(now); }
-
 void log(const std::string& line) { std::cerr << "allot slurm: " << line << '\n' << std::flush; }
 
 // "5s", "2m", "1h30m" (support/duration.h) or whole seconds; at least a second.
@@ -157,7 +155,7 @@ std::string pass_summary(const slurm::PassReport& report) {
   return fmt::format(
       "{} pass: {} pending, {} running; {} priorities, {} checkpoint signals, {} requeues{}; "
       "charged {:.4f} unit-hours",
-      clock_text(report.now), report.pending, report.running, priorities, signals, requeues,
+      support::format_timestamp(report.now), report.pending, report.running, priorities, signals, requeues,
       refused ? fmt::format(" ({} refused by Slurm)", refused) : "", report.charged);
 }
 
@@ -240,7 +238,7 @@ int Loop::run(slurm::Adapter& adapter, runtime::AuditLog* audit) {
     auto report = adapter.reconcile(*policy, now);
     if (!report) {
       ++failures;
-      log(fmt::format("{} pass failed, nothing written to Slurm: {}", clock_text(now), report.error()));
+      log(fmt::format("{} pass failed, nothing written to Slurm: {}", support::format_timestamp(now), report.error()));
     } else {
       failures = 0;
       for (const std::string& note : report->notes) log(note);
@@ -249,7 +247,7 @@ int Loop::run(slurm::Adapter& adapter, runtime::AuditLog* audit) {
         // The ledger is committed; a record that cannot be written is a failed pass.
         if (auto problem = write_audit(*audit, *report, arguments_.dry_run)) {
           ++failures;
-          log(fmt::format("{} audit not written: {}", clock_text(now), *problem));
+          log(fmt::format("{} audit not written: {}", support::format_timestamp(now), *problem));
         }
       }
       if (arguments_.dry_run || arguments_.once) print_decisions(*report, arguments_.dry_run);

@@ -51,7 +51,7 @@ std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, con
   if (metric == "share_delivery") {
     if (!worst) return {std::nullopt, "no program had sustained demand"};
     return {worst->delivery, fmt::format("worst: `{}`, window ending {} after the start", worst->program,
-                                         format_duration(worst->window_end_hours * 3600))};
+                                         support::format_duration_rounded(worst->window_end_hours * 3600))};
   }
   if (metric == "lost_work") return {metrics.lost_work, "of GPU-time used"};
   if (metric == "occupancy") return {metrics.occupancy, "of GPU-time on up nodes"};
@@ -95,8 +95,8 @@ std::string shortfall_why(const WindowDelivery& worst) {
   if (lacked <= kTiny) return "";
   return fmt::format(
       "`{}` received {} of the {:.1f} unit-hours it was owed in its worst {}; of the {:.1f} it lacked, {}",
-      worst.program, format_percent(worst.delivery), worst.owed, format_duration(worst.window_hours * 3600), lacked,
-      cause_list(worst.shortfall, lacked));
+      worst.program, format_percent(worst.delivery), worst.owed,
+      support::format_duration_rounded(worst.window_hours * 3600), lacked, cause_list(worst.shortfall, lacked));
 }
 
 bool is_wait_metric(const std::string& metric) {

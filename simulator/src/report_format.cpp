@@ -18,13 +18,6 @@ std::string threshold_duration(double seconds) {
 
 }  // namespace
 
-std::string format_duration(double seconds) {
-  if (seconds < 60) return fmt::format("{:.0f}s", seconds);
-  if (seconds < 3600) return fmt::format("{:.0f}m", seconds / 60);
-  if (seconds < 86400) return fmt::format("{:.1f}h", seconds / 3600);
-  return fmt::format("{:.1f}d", seconds / 86400);
-}
-
 std::string format_tick_duration(double seconds) { return threshold_duration(seconds); }
 
 std::string format_percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
@@ -35,7 +28,7 @@ bool is_percent_metric(const std::string& metric) {
 }
 
 std::string format_metric(const std::string& metric, double value) {
-  return is_percent_metric(metric) ? format_percent(value) : format_duration(value);
+  return is_percent_metric(metric) ? format_percent(value) : support::format_duration_rounded(value);
 }
 
 std::string gate_text(const GateInfo& gate) {

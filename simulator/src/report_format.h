@@ -1,15 +1,16 @@
-// How reports write numbers: durations, percentages, gate text. Fixed
+// How reports write numbers: durations (support::format_duration_rounded,
+// included here for every report writer), percentages, gate text. Fixed
 // formats, so the same value always prints the same way.
 #pragma once
 
 #include <string>
 
+#include "allot/dates.h"
+#include "allot/duration.h"
 #include "allot/policy.h"
 
 namespace allot::simulator {
 
-// A duration for people: "0s", "45s", "12m", "2.5h", "3.2d".
-std::string format_duration(double seconds);
 // A round duration for an axis: "10s", "1m", "6h", "7d".
 std::string format_tick_duration(double seconds);
 // A fraction as a percentage: "97.3%".

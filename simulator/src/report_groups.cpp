@@ -26,7 +26,8 @@ std::vector<std::string> group_names(const ScenarioReport& scenario, GroupList l
 }
 
 std::string wait_summary(const GroupMetrics& group) {
-  std::string text = fmt::format("{} / {}", format_duration(group.p50_wait), format_duration(group.p90_wait));
+  std::string text = fmt::format("{} / {}", support::format_duration_rounded(group.p50_wait),
+                                 support::format_duration_rounded(group.p90_wait));
   const int waiting = group.jobs - group.started;
   if (waiting > 0) text += fmt::format(" ({} never started)", waiting);
   return text;

@@ -11,7 +11,6 @@
 #include "report_sweep.h"
 #include "report_verdict.h"
 #include "svg_plot.h"
-#include "time_text.h"
 
 namespace allot::simulator {
 namespace {
@@ -71,9 +70,10 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
   }
   html += section_row("cluster", columns);
   html += table_row("first progress p90", scenario,
-                    [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); });
-  html += table_row("max wait", scenario, [](const PolicyMetrics& m) { return format_duration(m.all.max_wait); });
-  html += table_row("starved (> " + format_duration(static_cast<double>(threshold)) + ")", scenario,
+                    [](const PolicyMetrics& m) { return support::format_duration_rounded(m.all.p90_first_progress); });
+  html += table_row("max wait", scenario,
+                    [](const PolicyMetrics& m) { return support::format_duration_rounded(m.all.max_wait); });
+  html += table_row("starved (> " + support::format_duration_rounded(static_cast<double>(threshold)) + ")", scenario,
                     [](const PolicyMetrics& m) { return std::to_string(m.all.starved); });
   html += table_row("lost work", scenario, [](const PolicyMetrics& m) {
     return fmt::format("{} ({:.1f} GPU-h)", format_percent(m.lost_work), m.all.lost_gpu_hours);
@@ -283,7 +283,7 @@ Charts lost_work_charts(const ScenarioReport& scenario) {
 std::string scenario_section(const ScenarioReport& scenario, const ReplayReport& report) {
   std::string html = fmt::format("<h2>{}</h2><p>{}</p><p class=note>{} jobs, {} to {}</p>",
                                  escape_html(scenario.workload), escape_html(scenario.description), scenario.jobs,
-                                 format_day(scenario.start), format_day(scenario.end));
+                                 support::format_day(scenario.start), support::format_day(scenario.end));
   for (const std::string& note : scenario.notes) html += "<p class=note>note: " + escape_html(note) + "</p>";
   html += verdict_section(scenario);
   html += comparison_table(scenario, report.starvation_threshold);

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "allot/dates.h"
 #include "allot/simulator.h"
 #include "allot/text.h"
-#include "time_text.h"
 
 namespace allot::simulator {
 namespace {
@@ -167,8 +167,8 @@ Json workload_json(const ScenarioReport& scenario) {
   Json json;
   json["name"] = scenario.workload;
   json["description"] = scenario.description;
-  json["start"] = format_timestamp(scenario.start);
-  json["end"] = format_timestamp(scenario.end);
+  json["start"] = support::format_timestamp(scenario.start);
+  json["end"] = support::format_timestamp(scenario.end);
   json["jobs"] = scenario.jobs;
   json["notes"] = scenario.notes;
   json["results"] = Json::array();

@@ -42,7 +42,7 @@ std::vector<std::string> row(const SweepPoint& point, const SweepResult& result,
   std::vector<std::string> cells = {fmt::format("{:.2f}", point.offered_load), result.policy};
   for (const std::string& name : classes) {
     const auto wait = sweep_p90_wait(result, name);
-    cells.push_back(wait ? format_duration(*wait) : "-");
+    cells.push_back(wait ? support::format_duration_rounded(*wait) : "-");
   }
   cells.push_back(format_worst_delivery(result));
   cells.push_back(format_percent(result.occupancy));

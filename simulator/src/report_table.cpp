@@ -11,7 +11,6 @@
 #include "report_sweep.h"
 #include "report_verdict.h"
 #include "text_table.h"
-#include "time_text.h"
 
 namespace allot::simulator {
 namespace {
@@ -38,9 +37,11 @@ void class_rows(const ScenarioReport& scenario, Table& table) {
   wait_rows(scenario, table, &PolicyMetrics::classes);
   table.section("wait p50 / p90 by size");
   wait_rows(scenario, table, &PolicyMetrics::sizes);
-  table.row("first progress p90",
-            cells(scenario, [](const PolicyMetrics& m) { return format_duration(m.all.p90_first_progress); }));
-  table.row("max wait", cells(scenario, [](const PolicyMetrics& m) { return format_duration(m.all.max_wait); }));
+  table.row("first progress p90", cells(scenario, [](const PolicyMetrics& m) {
+              return support::format_duration_rounded(m.all.p90_first_progress);
+            }));
+  table.row("max wait",
+            cells(scenario, [](const PolicyMetrics& m) { return support::format_duration_rounded(m.all.max_wait); }));
 }
 
 void program_rows(const ScenarioReport& scenario, Table& table) {
@@ -81,7 +82,7 @@ void shortfall_rows(const ScenarioReport& scenario, Table& table) {
 }
 
 void cluster_rows(const ScenarioReport& scenario, Table& table, Seconds threshold) {
-  table.row(fmt::format("starved (> {})", format_duration(static_cast<double>(threshold))),
+  table.row(fmt::format("starved (> {})", support::format_duration_rounded(static_cast<double>(threshold))),
             cells(scenario, [](const PolicyMetrics& m) { return fmt::format("{}", m.all.starved); }));
   table.row("lost work", cells(scenario, [](const PolicyMetrics& m) {
               return fmt::format("{} ({:.1f} GPU-h)", format_percent(m.lost_work), m.all.lost_gpu_hours);
@@ -161,7 +162,8 @@ std::string render_table(const ReplayReport& report, bool color) {
     // Names from the trace, the inventory and the command line, printable() (Table does its own).
     out += support::printable(fmt::format(
         "{}: {}\n  {} jobs, {} to {}, cluster `{}` ({} GPUs up{})\n", scenario.workload, scenario.description,
-        scenario.jobs, format_day(scenario.start), format_day(scenario.end), report.cluster, report.cluster_gpus,
+        scenario.jobs, support::format_day(scenario.start), support::format_day(scenario.end), report.cluster,
+        report.cluster_gpus,
         report.cluster_gpus_down > 0 ? fmt::format(", {} on nodes down or draining", report.cluster_gpus_down) : ""));
     for (const std::string& note : scenario.notes) out += support::printable("  note: " + note + "\n");
     const Verdict verdict = compare_policies(scenario);

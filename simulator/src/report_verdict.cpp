@@ -26,7 +26,7 @@ struct Measure {
 std::string format_value(Kind kind, double value) {
   switch (kind) {
     case Kind::duration:
-      return format_duration(value);
+      return support::format_duration_rounded(value);
     case Kind::percent:
       return format_percent(value);
     case Kind::count:
@@ -39,7 +39,7 @@ std::string format_difference(Kind kind, double difference) {
   const char* sign = difference < 0 ? "-" : "+";
   switch (kind) {
     case Kind::duration:
-      return sign + format_duration(std::fabs(difference));
+      return sign + support::format_duration_rounded(std::fabs(difference));
     case Kind::percent:
       return fmt::format("{}{:.1f} pts", sign, std::fabs(difference) * 100);
     case Kind::count:

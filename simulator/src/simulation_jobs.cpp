@@ -4,24 +4,16 @@
 #include <unordered_map>
 
 #include "allot/accounting.h"
+#include "allot/contracts.h"
 #include "simulation.h"
 
 namespace allot::simulator {
 namespace {
 
+using runtime::last_safe_point;
 using runtime::RunningJob;
 
 double held_gpus(const RunningJob& job) { return static_cast<double>(job.nodes.size()) * job.request.gpus_per_node; }
-
-// The time the job's state was last saved at or before `at` (runtime/cycle.h's
-// rule): its last periodic checkpoint if resumable, else its start.
-Seconds last_safe_point(const RunningJob& job, Seconds at) {
-  if (!job.contract.resumable) return job.started;
-  Seconds safe = std::max(job.started, job.last_checkpoint);
-  const Seconds every = job.contract.checkpoint_every;
-  if (every > 0 && at > safe) safe += (at - safe) / every * every;
-  return std::min(safe, std::max(at, job.started));
-}
 
 }  // namespace
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "report_format.h"
-#include "time_text.h"
 
 namespace allot::simulator {
 namespace {
@@ -44,8 +44,8 @@ double nice_step(double range, int count) {
 // "Mon 11-30" for daily ticks, "11-30" for sparser ones (UTC).
 std::string date_label(double hours, double origin, bool with_weekday) {
   static const char* const kWeekdays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-  const auto seconds = static_cast<runtime::Seconds>(std::llround(origin + hours * 3600));
-  const std::string day = format_day(seconds).substr(5);
+  const auto seconds = static_cast<std::int64_t>(std::llround(origin + hours * 3600));
+  const std::string day = support::format_day(seconds).substr(5);
   if (!with_weekday) return day;
   const auto days = static_cast<long long>(std::floor(static_cast<double>(seconds) / 86400));
   return fmt::format("{} {}", kWeekdays[((days + 3) % 7 + 7) % 7], day);  // 1970-01-01 was a Thursday

@@ -2,6 +2,7 @@
 // the same time and policy fields): what it did to Slurm, and the contract it
 // recorded for each run it saw start. docs/SLURM.md "Audit log" lists them.
 #include "allot/audit_json.h"
+#include "allot/dates.h"
 #include "allot/slurm.h"
 #include "allot/snapshot.h"
 
@@ -25,7 +26,7 @@ const char* kind_name(Action::Kind kind) {
 }  // namespace
 
 std::string action_json(const Action& action, Seconds now, const std::string& policy_hash, bool dry_run) {
-  Json record{{"time", runtime::format_timestamp(now)},
+  Json record{{"time", support::format_timestamp(now)},
               {"policy", policy_hash},
               {"source", "slurm"},
               {"kind", kind_name(action.kind)},
@@ -44,12 +45,12 @@ std::string action_json(const Action& action, Seconds now, const std::string& po
 }
 
 std::string start_json(const ObservedStart& start, Seconds now) {
-  const Json record{{"time", runtime::format_timestamp(now)},
+  const Json record{{"time", support::format_timestamp(now)},
                     {"policy", start.contract.policy_hash},
                     {"source", "slurm"},
                     {"kind", "contract"},
                     {"job", std::to_string(start.job)},
-                    {"started", runtime::format_timestamp(start.started)},
+                    {"started", support::format_timestamp(start.started)},
                     {"account", start.account},
                     {"class", start.job_class},
                     {"contract", runtime::audit::contract_json(start.contract)}};

@@ -81,6 +81,8 @@ std::optional<std::int64_t> parse_date(std::string_view text) {
 
 std::string format_date(std::int64_t days) { return format_timestamp(days * kDaySeconds).substr(0, 10); }
 
+std::string format_day(std::int64_t seconds) { return format_timestamp(seconds).substr(0, 10); }
+
 std::string format_timestamp(std::int64_t seconds) {
   using namespace std::chrono;
   const sys_seconds point{std::chrono::seconds{seconds}};

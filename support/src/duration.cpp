@@ -1,5 +1,9 @@
 #include "allot/duration.h"
 
+#include <fmt/format.h>
+
+#include <utility>
+
 namespace allot::support {
 
 std::optional<std::int64_t> parse_duration(std::string_view text) {
@@ -24,6 +28,23 @@ std::optional<std::int64_t> parse_duration(std::string_view text) {
     next_unit = unit + 1;
   }
   return total;
+}
+
+std::string format_duration(std::int64_t seconds) {
+  if (seconds <= 0) return "0s";
+  std::string text;
+  for (const auto& [unit, length] : {std::pair{'d', std::int64_t{86400}}, {'h', 3600}, {'m', 60}, {'s', 1}}) {
+    if (seconds >= length) text += fmt::format("{}{}", seconds / length, unit);
+    seconds %= length;
+  }
+  return text;
+}
+
+std::string format_duration_rounded(double seconds) {
+  if (seconds < 60) return fmt::format("{:.0f}s", seconds);
+  if (seconds < 3600) return fmt::format("{:.0f}m", seconds / 60);
+  if (seconds < 86400) return fmt::format("{:.1f}h", seconds / 3600);
+  return fmt::format("{:.1f}d", seconds / 86400);
 }
 
 }  // namespace allot::support

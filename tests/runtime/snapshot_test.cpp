@@ -8,10 +8,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "allot/dates.h"
 #include "allot/snapshot.h"
 #include "temp_folder.h"
 
 using namespace allot::runtime;
+using allot::support::format_timestamp;
+using allot::support::parse_timestamp;
 
 namespace {
 

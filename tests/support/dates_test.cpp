@@ -2,6 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "allot/dates.h"
+#include "allot/duration.h"
+
+#include <vector>
 
 namespace support = allot::support;
 
@@ -29,4 +32,20 @@ TEST_CASE("timestamps take RFC 3339 times, dates and epoch seconds", "[support][
   CHECK_FALSE(support::parse_timestamp("253402300800"));
   CHECK_FALSE(support::parse_timestamp("2026-11-30T24:00:00Z"));
   CHECK_FALSE(support::parse_timestamp("2026-11-30T09:30:00"));
+}
+
+TEST_CASE("durations print exactly for snapshots and messages, rounded for reports", "[support][dates]") {
+  CHECK(support::format_duration(5400) == "1h30m");
+  CHECK(support::format_duration(86400 + 61) == "1d1m1s");
+  CHECK(support::format_duration(7 * 86400) == "7d");
+  CHECK(support::format_duration(0) == "0s");
+  CHECK(support::format_duration(-5) == "0s");
+  for (const std::int64_t seconds : std::vector<std::int64_t>{1, 59, 3600, 5400, 90061, support::kMaxDurationSeconds}) {
+    CHECK(support::parse_duration(support::format_duration(seconds)) == seconds);  // what is written reads back
+  }
+  CHECK(support::format_duration_rounded(45) == "45s");
+  CHECK(support::format_duration_rounded(720) == "12m");
+  CHECK(support::format_duration_rounded(5400) == "1.5h");
+  CHECK(support::format_duration_rounded(3.2 * 86400) == "3.2d");
+  CHECK(support::format_day(20'787 * std::int64_t{86400} + 34'200) == "2026-11-30");
 }

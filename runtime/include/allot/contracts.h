@@ -29,7 +29,9 @@ std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobR
 
 // The time a job would resume from if it stopped at `at`: its last checkpoint
 // when resumable (a `checkpoint every` job is taken to checkpoint on schedule
-// after the last one the driver reported), else its start.
+// after the last one the driver reported), else its start; never later than
+// `at` (or its start, if it started after `at`). The cycle, explain and the
+// replay's lost-work accounting all ask this one function.
 Seconds last_safe_point(const RunningJob& job, Seconds at);
 
 // The GPU-seconds a job loses if it stops at `stop`: everything since its last safe point.

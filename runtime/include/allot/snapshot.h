@@ -67,12 +67,4 @@ std::string snapshot_text(const Snapshot& snapshot, const std::string& path);
 // say) is not written, and the reason names the field.
 std::optional<std::string> save_snapshot(const Snapshot& snapshot, const std::string& path);
 
-// "2026-12-02T09:30:00Z", a time as snapshots and audit records write it.
-std::string format_timestamp(Seconds time);
-
-// Reads a time as `allot cycle --now` takes it: an RFC 3339 UTC time
-// ("2026-12-02T09:30:00Z", or with a "+02:00" offset), a date (its midnight,
-// UTC) or seconds since the epoch.
-std::optional<Seconds> parse_timestamp(std::string_view text);
-
 }  // namespace allot::runtime

@@ -1,6 +1,7 @@
 // Audit records, the audit log and the `allot cycle` document (docs/AUDIT.md);
 // the JSON of one decision is audit_json.cpp's.
 #include "allot/audit.h"
+#include "allot/dates.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -53,7 +54,7 @@ const char* decision_kind_name(DecisionKind kind) {
 }
 
 std::string audit_lines(const CycleResult& result, const Inventory& inventory) {
-  const std::string time = format_timestamp(result.now);
+  const std::string time = support::format_timestamp(result.now);
   std::string lines;
   for (const Decision& decision : result.decisions) {
     Json record{{"time", time}, {"policy", result.policy_hash}};
@@ -65,7 +66,7 @@ std::string audit_lines(const CycleResult& result, const Inventory& inventory) {
 }
 
 std::string cycle_document(const CycleResult& result, const Inventory& inventory, const std::string& policy_name) {
-  Json document{{"now", format_timestamp(result.now)},
+  Json document{{"now", support::format_timestamp(result.now)},
                 {"policy", Json{{"name", policy_name}, {"hash", result.policy_hash}}},
                 {"summary", summary_json(result)}};
   Json& decisions = document["decisions"] = Json::array();
@@ -82,7 +83,7 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
   for (const Reservation& reservation : result.reservations) {
     reservations.push_back(Json{{"job", reservation.job_id},
                                 {"nodes", node_names(inventory, reservation.nodes)},
-                                {"until", format_timestamp(reservation.until)},
+                                {"until", support::format_timestamp(reservation.until)},
                                 {"gpus_per_node", reservation.gpus_per_node}});
   }
   return audit::dump(document, 2) + "\n";

@@ -1,4 +1,5 @@
 #include "allot/audit_json.h"
+#include "allot/dates.h"
 
 #include <cmath>
 
@@ -32,13 +33,13 @@ Json node_names(const Inventory& inventory, const std::vector<int>& nodes) {
 }
 
 Json contract_json(const Contract& contract) {
-  Json json{{"protected_until", format_timestamp(contract.protected_until)},
+  Json json{{"protected_until", support::format_timestamp(contract.protected_until)},
             {"checkpoint_every", contract.checkpoint_every},
             {"grace", contract.grace},
             {"resumable", contract.resumable},
             {"preemptible", contract.preemptible},
             {"policy", contract.policy_hash}};
-  if (contract.yields_at) json["yields_at"] = format_timestamp(*contract.yields_at);
+  if (contract.yields_at) json["yields_at"] = support::format_timestamp(*contract.yields_at);
   return json;
 }
 
@@ -62,7 +63,7 @@ void add_decision(Json& record, const Decision& decision, const Inventory& inven
   record["nodes"] = holds ? node_names(inventory, decision.nodes) : Json(nullptr);
   record["for_job"] = preempt && !decision.for_job.empty() ? Json(decision.for_job) : Json(nullptr);
   record["lost_gpu_seconds"] = preempt ? finite(decision.lost_gpu_seconds) : Json(nullptr);
-  record["stops_at"] = preempt ? Json(format_timestamp(decision.stops_at)) : Json(nullptr);
+  record["stops_at"] = preempt ? Json(support::format_timestamp(decision.stops_at)) : Json(nullptr);
   record["contract"] = holds ? contract_json(decision.contract) : Json(nullptr);
   record["reason"] = decision.reason;
 }

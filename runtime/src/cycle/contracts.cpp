@@ -55,7 +55,7 @@ Seconds last_safe_point(const RunningJob& job, Seconds at) {
   Seconds safe = std::max(job.started, job.last_checkpoint);
   const Seconds every = job.contract.checkpoint_every;
   if (every > 0 && at > safe) safe += (at - safe) / every * every;
-  return safe;
+  return std::min(safe, std::max(at, job.started));
 }
 
 double lost_gpu_seconds(const RunningJob& job, Seconds stop) {

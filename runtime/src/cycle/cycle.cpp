@@ -15,6 +15,7 @@
 #include "allot/accounting.h"
 #include "allot/contracts.h"
 #include "allot/cycle.h"
+#include "allot/dates.h"
 #include "allot/duration.h"
 #include "blocked_hold.h"
 #include "cycle_jobs.h"
@@ -257,7 +258,7 @@ void CycleRun::place(PendingJob& job, std::size_t position) {
       const Reservation& reservation = reservations_.at(job.request->id);
       skip(job, position,
            fmt::format("capacity on {} is reserved for it until {}; it starts once the preempted jobs there stop",
-                       node_list(state_.inventory, reservation.nodes), format_time(reservation.until)));
+                       node_list(state_.inventory, reservation.nodes), support::format_timestamp(reservation.until)));
     }
     return;
   }
@@ -314,7 +315,8 @@ std::optional<std::string> CycleRun::hold_for(PendingJob& job, std::size_t posit
   return fmt::format(
       "{} {} held for it from {} (when it is expected to fit); until then a job ranked below it may start there only "
       "if its runtime limit ends by then{} (backfill)",
-      nodes, verb, format_time(*hold->when), lends_to_yielders ? ", or if it may yield the capacity back then" : "");
+      nodes, verb, support::format_timestamp(*hold->when),
+      lends_to_yielders ? ", or if it may yield the capacity back then" : "");
 }
 
 // Backfill (EASY, over every hold of this cycle): a job that does not fit in
@@ -376,15 +378,15 @@ bool CycleRun::backfill(PendingJob& job, std::size_t position) {
     start(job, position, *nodes,
           fmt::format("backfilled: its runtime limit ({}) ends by {}, when the capacity held there for {} is "
                       "needed; it must end by then",
-                      format_duration(limit), format_time(until), for_jobs));
+                      support::format_duration(limit), support::format_timestamp(until), for_jobs));
   } else {
-    const std::string runs = bounded ? fmt::format("its runtime limit ({}) runs past", format_duration(limit))
+    const std::string runs = bounded ? fmt::format("its runtime limit ({}) runs past", support::format_duration(limit))
                                      : std::string("it has no runtime limit, so it may run past");
     start(job, position, *nodes,
           fmt::format("backfilled until {}: {} then, when the capacity held there for {} is needed; it is "
                       "preemptible and resumable, so it yields then (preempted after its grace, it resumes from "
                       "its last checkpoint)",
-                      format_time(*yields_at), runs, for_jobs));
+                      support::format_timestamp(*yields_at), runs, for_jobs));
     actions_.back().contract.yields_at = yields_at;
   }
   return true;
@@ -564,7 +566,7 @@ void CycleRun::take_freed(PendingJob& job, std::size_t position, const std::vect
   count_fast_lane(job, 1);
   skip(job, position,
        fmt::format("capacity on {} is reserved for it {}; they stop by {} (their grace)",
-                   node_list(state_.inventory, reservation.nodes), freed, format_time(release)));
+                   node_list(state_.inventory, reservation.nodes), freed, support::format_timestamp(release)));
   reservations_.emplace(job.request->id, std::move(reservation));
 }
 

@@ -1,12 +1,8 @@
 #include "reasons.h"
 
-#include "allot/dates.h"
-
 #include <fmt/format.h>
 
 namespace allot::runtime::cycle {
-
-std::string format_time(Seconds time) { return support::format_timestamp(time); }
 
 std::string node_list(const Inventory& inventory, const std::vector<int>& nodes) {
   constexpr std::size_t kShown = 3;
@@ -16,18 +12,6 @@ std::string node_list(const Inventory& inventory, const std::vector<int>& nodes)
     text += fmt::format("`{}`", inventory.nodes[static_cast<std::size_t>(nodes[i])].name);
   }
   if (nodes.size() > kShown) text += fmt::format(" and {} more", nodes.size() - kShown);
-  return text;
-}
-
-std::string format_duration(Seconds seconds) {
-  if (seconds <= 0) return "0s";
-  const Seconds days = seconds / 86400, hours = seconds % 86400 / 3600, minutes = seconds % 3600 / 60,
-                rest = seconds % 60;
-  std::string text;
-  if (days) text += fmt::format("{}d", days);
-  if (hours) text += fmt::format("{}h", hours);
-  if (minutes) text += fmt::format("{}m", minutes);
-  if (rest) text += fmt::format("{}s", rest);
   return text;
 }
 

@@ -1,4 +1,5 @@
-// The sentences decisions carry for people (Decision::reason).
+// The sentences decisions carry for people (Decision::reason). Times and
+// durations in them are printed by support/ (dates.h, duration.h).
 #pragma once
 
 #include <string>
@@ -8,14 +9,8 @@
 
 namespace allot::runtime::cycle {
 
-// "2026-12-02T10:05:00Z".
-std::string format_time(Seconds time);
-
 // "`gpu-01`", "`gpu-01`, `gpu-02`", "`gpu-01`, `gpu-02`, `gpu-03` and 5 more".
 std::string node_list(const Inventory& inventory, const std::vector<int>& nodes);
-
-// "12m", "1h30m", "2d": a duration as the language writes it.
-std::string format_duration(Seconds seconds);
 
 // "1st", "2nd", "23rd".
 std::string ordinal(std::size_t position);

@@ -2,6 +2,7 @@
 // decision, queue place, account standing and either its forecast (waiting)
 // or its contract and preemption standing (running).
 #include "allot/explain.h"
+#include "allot/dates.h"
 
 #include <algorithm>
 #include <limits>
@@ -12,13 +13,10 @@
 #include "allot/nearest_name.h"
 #include "allot/text.h"
 #include "cycle/cycle_jobs.h"
-#include "cycle/reasons.h"
 #include "explain/parts.h"
 
 namespace allot::runtime {
 namespace {
-
-using cycle::format_time;
 
 bool in_force(const ExceptionInfo& exception, Seconds now) {
   const double time = static_cast<double>(now);
@@ -28,7 +26,7 @@ bool in_force(const ExceptionInfo& exception, Seconds now) {
 std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
 
 std::string expiry(const ExceptionInfo& exception) {
-  return format_time(static_cast<Seconds>(exception.expires)).substr(0, 10);
+  return support::format_timestamp(static_cast<Seconds>(exception.expires)).substr(0, 10);
 }
 
 // The exceptions in force that give to or take from account `index`, as sentences.

@@ -10,15 +10,13 @@
 #include <fmt/format.h>
 
 #include "allot/contracts.h"
+#include "allot/dates.h"
+#include "allot/duration.h"
 #include "cycle/placement.h"
-#include "cycle/reasons.h"
 #include "explain/parts.h"
 
 namespace allot::runtime::explain {
 namespace {
-
-using cycle::format_duration;
-using cycle::format_time;
 
 // One thing expected to change, and the nodes it concerns (none: the whole
 // cluster). A job ending or stopping frees capacity; a protection ending only
@@ -181,11 +179,11 @@ std::string no_start_reason(const ClusterState& projected, const PolicyTables& t
         open_ended.size() == 1 ? "it will" : "they will");
   }
   if (change.at > horizon_end) {
-    return fmt::format("not within the next {} (the forecast stops at {})", format_duration(options.horizon),
-                       format_time(horizon_end));
+    return fmt::format("not within the next {} (the forecast stops at {})", support::format_duration(options.horizon),
+                       support::format_timestamp(horizon_end));
   }
   return fmt::format("not within {} forecast cycles (the last one at {})", options.max_steps,
-                     format_time(projected.now));
+                     support::format_timestamp(projected.now));
 }
 
 // Why the job cannot start whatever happens to other jobs, if that is so.

@@ -9,6 +9,8 @@
 
 #include "allot/account_columns.h"
 #include "allot/accounting.h"
+#include "allot/dates.h"
+#include "allot/duration.h"
 #include "cycle/cycle_jobs.h"
 #include "cycle/job_columns.h"
 #include "cycle/reasons.h"
@@ -26,7 +28,7 @@ constexpr std::size_t kRequestersAsked = 16;
 // The reasons a job is never offered to `preempt` now, or nullopt when it is.
 std::optional<std::string> not_offered(const RunningJob& job, const ActiveJob& active, const PolicyTables& tables,
                                        Seconds now) {
-  if (job.stopping_at) return fmt::format("it is already stopping, at {}", format_time(*job.stopping_at));
+  if (job.stopping_at) return fmt::format("it is already stopping, at {}", support::format_timestamp(*job.stopping_at));
   if (active.account < 0) {
     return fmt::format("policy `{}` does not know account `{}`, so it is never a victim", tables.name,
                        job.request.account);
@@ -36,8 +38,9 @@ std::optional<std::string> not_offered(const RunningJob& job, const ActiveJob& a
   }
   if (!job.request.requeueable) return "the job asked never to be requeued";
   if (now < job.contract.protected_until) {
-    return fmt::format("its contract protects it until {} (another {})", format_time(job.contract.protected_until),
-                       format_duration(job.contract.protected_until - now));
+    return fmt::format("its contract protects it until {} (another {})",
+                       support::format_timestamp(job.contract.protected_until),
+                       support::format_duration(job.contract.protected_until - now));
   }
   return std::nullopt;
 }
@@ -192,9 +195,10 @@ PreemptionStanding preemption_standing(const ClusterState& state, const Compiled
   const RunningJob& job = state.running[index];
   for (const Decision& decision : result.decisions) {
     if (decision.kind != DecisionKind::preempt || decision.job_id != job.request.id) continue;
-    return PreemptionStanding{true, true,
-                              fmt::format("this cycle stops it ({}); it stops at {}, losing {:g} GPU-seconds of work",
-                                          decision.reason, format_time(decision.stops_at), decision.lost_gpu_seconds)};
+    return PreemptionStanding{
+        true, true,
+        fmt::format("this cycle stops it ({}); it stops at {}, losing {:g} GPU-seconds of work", decision.reason,
+                    support::format_timestamp(decision.stops_at), decision.lost_gpu_seconds)};
   }
   const VictimView view(state, policy);
   if (auto reason = not_offered(job, view.active(index), policy.tables(), state.now)) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "allot/audit_json.h"
+#include "allot/dates.h"
+#include "allot/duration.h"
 #include "allot/explain.h"
 #include "allot/snapshot.h"
 #include "allot/text.h"
@@ -12,8 +14,6 @@ namespace allot::runtime {
 namespace {
 
 using audit::Json;
-using cycle::format_duration;
-using cycle::format_time;
 using cycle::node_list;
 using cycle::ordinal;
 
@@ -28,7 +28,7 @@ bool is_duration(const std::string& term) {
 
 std::string term_value(const RankTerm& term) {
   if (is_duration(term.name) && term.value > 0 && term.value < 1e12) {
-    return fmt::format("{:g} ({})", term.value, format_duration(static_cast<Seconds>(term.value)));
+    return fmt::format("{:g} ({})", term.value, support::format_duration(static_cast<Seconds>(term.value)));
   }
   return fmt::format("{:g}", term.value);
 }
@@ -46,7 +46,7 @@ void add_header(std::string& out, const Explanation& e, const Inventory& invento
   if (e.running) {
     const RunningJob& run = *e.run;
     out += fmt::format("Job `{}` ({}, class `{}`) is running on {} since {} ({} GPU{} per node).\n", e.job_id,
-                       e.account, e.job_class, node_list(inventory, run.nodes), format_time(run.started),
+                       e.account, e.job_class, node_list(inventory, run.nodes), support::format_timestamp(run.started),
                        run.request.gpus_per_node, run.request.gpus_per_node == 1 ? "" : "s");
   } else if (e.position) {
     out += fmt::format("Job `{}` ({}, class `{}`) is waiting: {} of {} in the queue, rank {}.\n", e.job_id, e.account,
@@ -55,7 +55,8 @@ void add_header(std::string& out, const Explanation& e, const Inventory& invento
     out +=
         fmt::format("Job `{}` ({}, class `{}`) is waiting, but it is not ranked.\n", e.job_id, e.account, e.job_class);
   }
-  out += fmt::format("  Policy `{}` ({}), at {}.\n", e.policy_name, e.policy_hash.substr(0, 12), format_time(e.now));
+  out += fmt::format("  Policy `{}` ({}), at {}.\n", e.policy_name, e.policy_hash.substr(0, 12),
+                     support::format_timestamp(e.now));
 }
 
 void add_waiting(std::string& out, const Explanation& e, const Inventory& inventory) {
@@ -67,7 +68,7 @@ void add_waiting(std::string& out, const Explanation& e, const Inventory& invent
   }
   if (e.next && !starts) {
     if (e.next->at) {
-      out += fmt::format("\nNext opportunity to run: {} on {}, {}.\n", format_time(*e.next->at),
+      out += fmt::format("\nNext opportunity to run: {} on {}, {}.\n", support::format_timestamp(*e.next->at),
                          node_list(inventory, e.next->nodes), e.next->why);
     } else {
       out += fmt::format("\nNext opportunity to run: {}.\n", e.next->why);
@@ -88,20 +89,21 @@ void add_running(std::string& out, const Explanation& e) {
   const Seconds left = contract.protected_until - e.now;
   const std::string maker =
       contract.policy_hash.empty() ? "" : fmt::format(" (from policy {})", contract.policy_hash.substr(0, 12));
-  out += fmt::format("\nContract{}: protected until {} ({}); ", maker, format_time(contract.protected_until),
-                     left > 0 ? format_duration(left) + " left" : "protection over");
+  out +=
+      fmt::format("\nContract{}: protected until {} ({}); ", maker, support::format_timestamp(contract.protected_until),
+                  left > 0 ? support::format_duration(left) + " left" : "protection over");
   out += contract.checkpoint_every > 0
-             ? fmt::format("checkpoint every {}; ", format_duration(contract.checkpoint_every))
+             ? fmt::format("checkpoint every {}; ", support::format_duration(contract.checkpoint_every))
              : std::string("no periodic checkpoint; ");
-  if (contract.grace > 0) out += fmt::format("grace {}; ", format_duration(contract.grace));
+  if (contract.grace > 0) out += fmt::format("grace {}; ", support::format_duration(contract.grace));
   if (contract.yields_at) {
     out += fmt::format("backfilled onto held capacity, yields it at {} (preempted then for the held job); ",
-                       format_time(*contract.yields_at));
+                       support::format_timestamp(*contract.yields_at));
   }
   out += fmt::format("{}, {}.\n", contract.resumable ? "resumable" : "not resumable",
                      contract.preemptible ? "preemptible" : "not preemptible");
   out += e.expected_end
-             ? fmt::format("Expected end: {}.\n", format_time(*e.expected_end))
+             ? fmt::format("Expected end: {}.\n", support::format_timestamp(*e.expected_end))
              : std::string("Expected end: unknown (no runtime estimate, and its class has no max_runtime).\n");
   out += fmt::format("Stopping it now would lose {:g} GPU-seconds of work.\n", e.lost_if_stopped_now);
   if (e.preemption) out += fmt::format("\nPreemption: {}.\n", e.preemption->why);
@@ -140,7 +142,7 @@ Json account_json(const AccountStanding& a) {
 }
 
 Json next_json(const NextOpportunity& next, const Inventory& inventory) {
-  return Json{{"at", next.at ? Json(format_timestamp(*next.at)) : Json(nullptr)},
+  return Json{{"at", next.at ? Json(support::format_timestamp(*next.at)) : Json(nullptr)},
               {"nodes", audit::node_names(inventory, next.nodes)},
               {"why", next.why},
               {"cycles", next.cycles}};
@@ -148,13 +150,13 @@ Json next_json(const NextOpportunity& next, const Inventory& inventory) {
 
 Json running_json(const Explanation& e, const Inventory& inventory) {
   const RunningJob& run = *e.run;
-  return Json{{"started", format_timestamp(run.started)},
+  return Json{{"started", support::format_timestamp(run.started)},
               {"nodes", audit::node_names(inventory, run.nodes)},
               {"gpus_per_node", run.request.gpus_per_node},
-              {"last_checkpoint", format_timestamp(run.last_checkpoint)},
+              {"last_checkpoint", support::format_timestamp(run.last_checkpoint)},
               {"contract", audit::contract_json(run.contract)},
               {"protection_left", std::max<Seconds>(0, run.contract.protected_until - e.now)},
-              {"expected_end", e.expected_end ? Json(format_timestamp(*e.expected_end)) : Json(nullptr)},
+              {"expected_end", e.expected_end ? Json(support::format_timestamp(*e.expected_end)) : Json(nullptr)},
               {"lost_gpu_seconds_if_stopped_now", e.lost_if_stopped_now}};
 }
 
@@ -176,7 +178,7 @@ std::string explanation_text(const Explanation& e, const Inventory& inventory) {
 std::string explanation_json(const Explanation& e, const Inventory& inventory) {
   Json document{{"job", e.job_id},
                 {"state", e.running ? "running" : "waiting"},
-                {"now", format_timestamp(e.now)},
+                {"now", support::format_timestamp(e.now)},
                 {"policy", Json{{"name", e.policy_name}, {"hash", e.policy_hash}}},
                 {"account", e.account},
                 {"class", e.job_class}};

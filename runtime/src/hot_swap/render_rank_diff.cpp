@@ -5,8 +5,8 @@
 
 #include <map>
 
+#include "allot/dates.h"
 #include "allot/policy_slot.h"
-#include "cycle/reasons.h"
 
 namespace allot::runtime {
 namespace {
@@ -85,8 +85,9 @@ std::string crossing_line(const std::string& what, const std::vector<const RankC
 }  // namespace
 
 std::string render_rank_diff(const RankDiff& diff, std::size_t top) {
-  std::string text = fmt::format("ranking diff at {}: {} (running) -> {} (candidate)\n", cycle::format_time(diff.now),
-                                 diff.before_hash.substr(0, 12), diff.after_hash.substr(0, 12));
+  std::string text =
+      fmt::format("ranking diff at {}: {} (running) -> {} (candidate)\n", support::format_timestamp(diff.now),
+                  diff.before_hash.substr(0, 12), diff.after_hash.substr(0, 12));
   text += fmt::format("  {} pending jobs, {} ranked by both: {} move; Kendall tau {:.3f} ({} of {} pairs swap order)\n",
                       diff.jobs.size(), diff.ranked_by_both, diff.moved, diff.kendall_tau, diff.discordant_pairs,
                       diff.compared_pairs);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "allot/dates.h"
 #include "allot/snapshot.h"
 
 #include "allot/account_columns.h"
@@ -107,7 +108,7 @@ class Reader {
   }
   // How errors name the time jobs are checked against: `--now` when it replaced the file's.
   std::string now_name() const {
-    return fmt::format("{} ({})", now_override_ ? "`--now`" : "`now`", format_timestamp(snapshot_.state.now));
+    return fmt::format("{} ({})", now_override_ ? "`--now`" : "`now`", support::format_timestamp(snapshot_.state.now));
   }
 
   const toml::table& root_;
@@ -202,12 +203,13 @@ void Reader::claim_id(FieldReader& fields, const std::string& id, const std::str
 void Reader::check_times(FieldReader& fields, const JobRequest& job) {
   const Seconds now = snapshot_.state.now;
   if (job.submitted > now) {
-    fields.fail("submitted", fmt::format("`submitted` ({}) is after {}{}", format_timestamp(job.submitted),
+    fields.fail("submitted", fmt::format("`submitted` ({}) is after {}{}", support::format_timestamp(job.submitted),
                                          now_override_ ? "" : "the snapshot's ", now_name()));
   }
   if (job.queued != 0 && (job.queued < job.submitted || job.queued > now)) {
     fields.fail("queued", fmt::format("`queued` ({}) must be between `submitted` ({}) and {}",
-                                      format_timestamp(job.queued), format_timestamp(job.submitted), now_name()));
+                                      support::format_timestamp(job.queued), support::format_timestamp(job.submitted),
+                                      now_name()));
   }
 }
 
@@ -295,9 +297,9 @@ void Reader::read_running(const toml::table& table, std::size_t index) {
       FieldReader contract_fields(*contract->as_table(), file_, name + ".contract");
       job.contract = read_contract(contract_fields);
       if (job.contract.yields_at && *job.contract.yields_at < job.started) {
-        contract_fields.fail("yields_at",
-                             fmt::format("`yields_at` ({}) is before the job's `started` ({})",
-                                         format_timestamp(*job.contract.yields_at), format_timestamp(job.started)));
+        contract_fields.fail("yields_at", fmt::format("`yields_at` ({}) is before the job's `started` ({})",
+                                                      support::format_timestamp(*job.contract.yields_at),
+                                                      support::format_timestamp(job.started)));
       }
       fail(contract_fields.error());
     } else {
@@ -308,14 +310,14 @@ void Reader::read_running(const toml::table& table, std::size_t index) {
   check_times(fields, job.request);
   const Seconds now = snapshot_.state.now;
   if (job.started < job.request.submitted || job.started > now) {
-    fields.fail("started",
-                fmt::format("`started` ({}) must be between `submitted` ({}) and {}", format_timestamp(job.started),
-                            format_timestamp(job.request.submitted), now_name()));
+    fields.fail("started", fmt::format("`started` ({}) must be between `submitted` ({}) and {}",
+                                       support::format_timestamp(job.started),
+                                       support::format_timestamp(job.request.submitted), now_name()));
   }
   if (job.last_checkpoint < job.started || job.last_checkpoint > now) {
-    fields.fail("last_checkpoint",
-                fmt::format("`last_checkpoint` ({}) must be between `started` ({}) and {}",
-                            format_timestamp(job.last_checkpoint), format_timestamp(job.started), now_name()));
+    fields.fail("last_checkpoint", fmt::format("`last_checkpoint` ({}) must be between `started` ({}) and {}",
+                                               support::format_timestamp(job.last_checkpoint),
+                                               support::format_timestamp(job.started), now_name()));
   }
   claim_id(fields, job.request.id, name);
   hold_gpus(table, fields, job);

@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "allot/dates.h"
 #include "allot/snapshot.h"
 
 #include "allot/duration.h"
 #include "allot/files.h"
-#include "cycle/reasons.h"
 #include "state/snapshot_format.h"
 
 namespace allot::runtime {
@@ -30,9 +30,9 @@ class Writer {
   // Out of range (which save_snapshot refuses), as seconds: a date-time after
   // 9999 would not even be TOML.
   void time(std::string_view name, Seconds value) {
-    line(name, in_range(name, value) ? format_timestamp(value) : std::to_string(value));
+    line(name, in_range(name, value) ? support::format_timestamp(value) : std::to_string(value));
   }
-  void duration(std::string_view name, Seconds value) { text(name, cycle::format_duration(value)); }
+  void duration(std::string_view name, Seconds value) { text(name, support::format_duration(value)); }
   void boolean(std::string_view name, bool value) { line(name, value ? "true" : "false"); }
   void integer(std::string_view name, std::int64_t value) { line(name, std::to_string(value)); }
   void amount(std::string_view name, double value) { line(name, number(value)); }

@@ -24,6 +24,9 @@ std::string format_date(std::int64_t days);
 // Seconds since the epoch as "2026-11-30T09:30:00Z".
 std::string format_timestamp(std::int64_t seconds);
 
+// The day (UTC) of seconds since the epoch: "2026-11-30".
+std::string format_day(std::int64_t seconds);
+
 // A time as people type it and snapshots write it: an RFC 3339 time
 // ("2026-12-02T09:30:00Z", "t" or a space for "T", or a "+02:00" offset), a
 // date (its midnight, UTC), or whole seconds since the epoch up to

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace allot::support {
@@ -21,6 +22,15 @@ inline constexpr std::int64_t kMaxDurationSeconds = std::int64_t{100} * 366 * 86
 // each at most once ("90s", "7d", "2w3d"). nullopt for anything else, and for
 // durations longer than kMaxDurationSeconds.
 std::optional<std::int64_t> parse_duration(std::string_view text);
+
+// 5400 -> "1h30m": days, hours, minutes and seconds, largest first, zero parts
+// left out; "0s" for 0 or less. The exact form: snapshots and maps write it
+// (parse_duration reads it back), and messages quote contracts with it.
+std::string format_duration(std::int64_t seconds);
+
+// 5400 -> "1.5h": one unit, rounded (seconds and minutes whole, hours and days
+// to a tenth). For reports, where waits are compared at a glance.
+std::string format_duration_rounded(double seconds);
 
 // True when `seconds` is a duration an input may state: 0 to kMaxDurationSeconds.
 constexpr bool duration_in_range(std::int64_t seconds) { return seconds >= 0 && seconds <= kMaxDurationSeconds; }

@@ -46,18 +46,6 @@ bool is_duration(Kind kind) {
   return kind == Kind::max_runtime || kind == Kind::protect || kind == Kind::checkpoint || kind == Kind::grace;
 }
 
-// `15m`, `2h`, `1h30m`, `7d`: the largest units first, zero parts left out.
-std::string format_duration(double seconds) {
-  long long rest = std::llround(seconds);
-  if (rest <= 0) return fmt::format("{}s", seconds);
-  std::string text;
-  for (auto [unit, length] : {std::pair{'d', 86400LL}, {'h', 3600LL}, {'m', 60LL}, {'s', 1LL}}) {
-    if (rest >= length) text += fmt::format("{}{}", rest / length, unit);
-    rest %= length;
-  }
-  return text;
-}
-
 // A duration as it can be written in a policy: one unit, the largest that
 // divides it (`90m`, not `1h30m`), for helps that say what to write.
 std::string duration_literal(double seconds) {
@@ -178,7 +166,7 @@ bool is_preemptible(const Properties& properties) {
 void check_checkpoint_protection(const ast::ClassDecl& decl, const Contract& contract, const CheckContext& context) {
   auto checkpoint = contract.valid.find(Kind::checkpoint);
   if (checkpoint == contract.valid.end() || !is_preemptible(contract.all)) return;
-  const std::string interval = format_duration(checkpoint->second->value);
+  const std::string interval = support::format_duration(std::llround(checkpoint->second->value));
   if (!contract.all.count(Kind::protect)) {
     context.diagnostics
         .error(DiagnosticCode::checkpoint_exceeds_protection, checkpoint->second->span,
@@ -190,7 +178,7 @@ void check_checkpoint_protection(const ast::ClassDecl& decl, const Contract& con
   }
   auto protect = contract.valid.find(Kind::protect);
   if (protect == contract.valid.end() || checkpoint->second->value <= protect->second->value) return;
-  const std::string protected_time = format_duration(protect->second->value);
+  const std::string protected_time = support::format_duration(std::llround(protect->second->value));
   context.diagnostics
       .error(DiagnosticCode::checkpoint_exceeds_protection, checkpoint->second->span,
              fmt::format("checkpoint interval {} is longer than the protected time {}", interval, protected_time))
