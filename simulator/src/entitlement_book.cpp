@@ -20,19 +20,20 @@ constexpr double kTiny = 1e-12;
 ProgramBook::ProgramBook(const PolicyTables& tables, Seconds window)
     : book_(book_of(tables)), window_(std::max<Seconds>(1, window / 3600) * 3600) {
   const runtime::AccountTree& tree = book_.tree();
-  program_of_node_.assign(tree.size(), -1);
+  std::vector<int> program_by_account(tables.accounts.size(), -1);
   for (std::size_t node = 1; node < tree.size(); ++node) {
-    // A parent's index is smaller than its child's, so it is known already.
-    const runtime::AccountNode& tree_node = tree.node(node);
-    if (tree_node.depth != 1) {
-      program_of_node_[node] = program_of_node_[static_cast<std::size_t>(tree_node.parent)];
-      continue;
-    }
-    program_of_node_[node] = static_cast<int>(program_nodes_.size());
+    if (tree.node(node).depth != 1) continue;
+    const auto account = static_cast<std::size_t>(book_.account_of(node));
+    program_by_account[account] = static_cast<int>(program_nodes_.size());
     program_nodes_.push_back(node);
     // A program's share before exceptions is its fraction of the root.
-    const auto account = static_cast<std::size_t>(book_.account_of(node));
     programs_.push_back(ProgramTotals{tree.node(node).name, tables.accounts[account].share});
+  }
+  program_of_node_.assign(tree.size(), -1);
+  for (std::size_t node = 1; node < tree.size(); ++node) {
+    const int account = book_.account_of(node);
+    if (account > 0)
+      program_of_node_[node] = program_by_account[static_cast<std::size_t>(allot::program_of(tables, account))];
   }
   owed_rates_.assign(programs_.size(), 0.0);
   delivered_rates_.assign(programs_.size(), 0.0);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "allot/account_columns.h"
 #include "allot/simulator.h"
 #include "gates.h"
 #include "series.h"
@@ -78,8 +79,6 @@ class GroupBuilder {
   std::vector<double> progress_;
 };
 
-std::string program_of(const std::string& account) { return account.substr(0, account.find('/')); }
-
 // The size group of a job (names sort in size order with their index).
 std::pair<int, std::string> size_of(const WorkloadJob& job) {
   const int gpus = job.nodes * job.gpus_per_node;
@@ -121,6 +120,7 @@ PolicyMetrics measure(const Workload& workload, const SimulationResult& result, 
   GroupBuilder all("all", end, threshold);
   std::map<int, GroupBuilder> classes;
   std::map<std::string, GroupBuilder> programs;
+  const runtime::AccountIndex accounts(tables);
   std::map<int, GroupBuilder> sizes;
   for (std::size_t i = 0; i < workload.jobs.size(); ++i) {
     const WorkloadJob& job = workload.jobs[i];
@@ -128,8 +128,10 @@ PolicyMetrics measure(const Workload& workload, const SimulationResult& result, 
     all.add(job, outcome);
     const std::string& class_name = tables.classes[static_cast<std::size_t>(outcome.job_class)].name;
     classes.try_emplace(outcome.job_class, class_name, end, threshold).first->second.add(job, outcome);
-    const std::string program = program_of(job.account);
-    programs.try_emplace(program, program, end, threshold).first->second.add(job, outcome);
+    if (const std::optional<int> account = accounts.find(job.account)) {
+      const std::string& program = tables.accounts[static_cast<std::size_t>(program_of(tables, *account))].name;
+      programs.try_emplace(program, program, end, threshold).first->second.add(job, outcome);
+    }
     const auto [size, size_name] = size_of(job);
     sizes.try_emplace(size, size_name, end, threshold).first->second.add(job, outcome);
   }

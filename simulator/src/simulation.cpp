@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "allot/accounting.h"
+#include "allot/contracts.h"
 #include "capacity_levels.h"
 
 namespace allot::simulator {
@@ -100,12 +101,10 @@ void Simulation::measure_levels() {
     const int program = book_.program_of(job.account_node);
     if (program < 0) continue;
     Shortfall cause = Shortfall::not_taken;
-    if (running.stopping_at) {
-      cause = Shortfall::grace;
-    } else if (!running.contract.preemptible || !running.request.requeueable) {
-      cause = Shortfall::not_preemptible;
-    } else if (now_ < running.contract.protected_until) {
-      cause = Shortfall::protected_;
+    if (const auto refusal = runtime::stop_refusal(running, now_)) {
+      cause = *refusal == runtime::StopRefusal::stopping        ? Shortfall::grace
+              : *refusal == runtime::StopRefusal::protected_now ? Shortfall::protected_
+                                                                : Shortfall::not_preemptible;
     }
     held_[static_cast<std::size_t>(program)][static_cast<std::size_t>(cause)] += job.rate;
   }

@@ -385,8 +385,11 @@ std::optional<std::string> Pass::refuse_preemption(const SlurmJob* victim, const
   const auto& contracts = adapter_.store->contracts();
   const auto contract = contracts.find({victim->id, victim->started});
   if (contract == contracts.end()) return "no contract was recorded for its run";
-  if (!contract->second.contract.preemptible) return "its contract does not allow preemption";
-  if (contract->second.contract.protected_until > now_) return "it is inside its protected time";
+  // The rule the cycle used (runtime/contracts.h); requeueable was asked above, in Slurm's words.
+  if (const auto refusal = runtime::stop_refusal(contract->second.contract, victim->requeueable, false, now_)) {
+    return *refusal == runtime::StopRefusal::protected_now ? "it is inside its protected time"
+                                                           : "its contract does not allow preemption";
+  }
   if (adapter_.store->preemptions().count({victim->id, victim->started})) return "its preemption is under way";
   const auto for_id = job_number(for_job);
   const SlurmJob* beneficiary = for_id ? find(*for_id) : nullptr;

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "allot/contracts.h"
 #include "cycle_support.h"
 
 namespace cycle_test {
@@ -412,6 +413,38 @@ TEST_CASE("saas's preempt, keyed on what accounts hold now, shows no preemption 
       CHECK(preemptions.size() >= 10);  // the queues do make capacity move by preemption
       CHECK(reversals_without_cause(preemptions, losses) == 0);
     }
+  }
+}
+
+// The one rule for "may this running job be stopped now" (runtime/contracts.h),
+// which the cycle, explain, the replay and the Slurm adapter all ask: the first
+// reason that holds, in the order a person needs them.
+TEST_CASE("stop_refusal says why a running job may not be stopped, first reason first", "[cycle][victims]") {
+  using allot::runtime::stop_refusal;
+  using allot::runtime::StopRefusal;
+  struct Case {
+    const char* what;
+    bool preemptible, requeueable, stopping;
+    Seconds protect_left;
+    std::optional<StopRefusal> expected;
+  };
+  const Case cases[] = {
+      {"protection over an hour ago", true, true, false, -kHour, std::nullopt},
+      {"protection ends now", true, true, false, 0, std::nullopt},
+      {"protected another second", true, true, false, 1, StopRefusal::protected_now},
+      {"never requeued", true, false, false, 0, StopRefusal::not_requeueable},
+      {"runs to completion", false, true, false, 0, StopRefusal::not_preemptible},
+      {"runs to completion and never requeued", false, false, false, kHour, StopRefusal::not_preemptible},
+      {"stopping already", false, false, true, kHour, StopRefusal::stopping},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    RunningJob job = beta_job("b", 1, 10, contract_from(kTuesday - kHour, kHour + c.protect_left));
+    job.contract.preemptible = c.preemptible;
+    job.request.requeueable = c.requeueable;
+    if (c.stopping) job.stopping_at = kTuesday + 5 * kMinute;
+    CHECK(stop_refusal(job, kTuesday) == c.expected);
+    CHECK(stop_refusal(job.contract, c.requeueable, c.stopping, kTuesday) == c.expected);
   }
 }
 

@@ -37,4 +37,24 @@ Seconds last_safe_point(const RunningJob& job, Seconds at);
 // The GPU-seconds a job loses if it stops at `stop`: everything since its last safe point.
 double lost_gpu_seconds(const RunningJob& job, Seconds stop);
 
+// Why a running job may not be stopped now, in the order a person needs them.
+enum class StopRefusal {
+  stopping,         // its stop is decided already (RunningJob::stopping_at)
+  not_preemptible,  // it started under a contract that runs it to completion
+  not_requeueable,  // the job asked never to be requeued
+  protected_now,    // its contract protects it until protected_until
+};
+
+// "May this running job be stopped now, and if not, why": the one rule the
+// cycle (preemption candidates, taking back overruns), `allot explain`, the
+// replay's shortfall classification and the Slurm adapter's check before it
+// enacts a preemption all ask. nullopt when it may: whether it is stopped is
+// then for `preempt`, the share rule, a fast lane or a hold to decide.
+std::optional<StopRefusal> stop_refusal(const Contract& contract, bool requeueable, bool stopping, Seconds now);
+std::optional<StopRefusal> stop_refusal(const RunningJob& job, Seconds now);
+
+// The refusal in words, for explain: "its contract protects it until
+// 2026-12-02T11:00:00Z (another 1h30m)".
+std::string stop_refusal_text(StopRefusal refusal, const RunningJob& job, Seconds now);
+
 }  // namespace allot::runtime

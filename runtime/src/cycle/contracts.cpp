@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "allot/dates.h"
+#include "allot/duration.h"
+
 namespace allot::runtime {
 namespace {
 
@@ -61,6 +64,34 @@ Seconds last_safe_point(const RunningJob& job, Seconds at) {
 double lost_gpu_seconds(const RunningJob& job, Seconds stop) {
   const double gpus = static_cast<double>(job.nodes.size()) * job.request.gpus_per_node;
   return gpus * static_cast<double>(std::max<Seconds>(0, stop - last_safe_point(job, stop)));
+}
+
+std::optional<StopRefusal> stop_refusal(const Contract& contract, bool requeueable, bool stopping, Seconds now) {
+  if (stopping) return StopRefusal::stopping;
+  if (!contract.preemptible) return StopRefusal::not_preemptible;
+  if (!requeueable) return StopRefusal::not_requeueable;
+  if (now < contract.protected_until) return StopRefusal::protected_now;
+  return std::nullopt;
+}
+
+std::optional<StopRefusal> stop_refusal(const RunningJob& job, Seconds now) {
+  return stop_refusal(job.contract, job.request.requeueable, job.stopping_at.has_value(), now);
+}
+
+std::string stop_refusal_text(StopRefusal refusal, const RunningJob& job, Seconds now) {
+  switch (refusal) {
+    case StopRefusal::stopping:
+      return fmt::format("it is already stopping, at {}", support::format_timestamp(job.stopping_at.value_or(now)));
+    case StopRefusal::not_preemptible:
+      return "it started under a contract that does not allow preemption; it runs to completion";
+    case StopRefusal::not_requeueable:
+      return "the job asked never to be requeued";
+    case StopRefusal::protected_now:
+      return fmt::format("its contract protects it until {} (another {})",
+                         support::format_timestamp(job.contract.protected_until),
+                         support::format_duration(job.contract.protected_until - now));
+  }
+  return "";
 }
 
 }  // namespace allot::runtime

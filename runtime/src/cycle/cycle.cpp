@@ -52,7 +52,6 @@ class CycleRun {
   void prepare_victim_search();
   bool in_fast_lane(int job_class) const;
   void count_fast_lane(const PendingJob& job, int sign);
-  int program_of(int account) const;
   std::optional<std::string> hold_for(PendingJob& job, std::size_t position);
   bool take_back_overrun(PendingJob& job, std::size_t position, const std::vector<int>& nodes);
   void stop_for(PendingJob& job, std::size_t position, const std::vector<int>& victims, const std::vector<int>& nodes,
@@ -147,7 +146,7 @@ CycleRun::CycleRun(const ClusterState& state, const CompiledPolicy& policy, cons
   hold_reservations();
   for (const ActiveJob& job : jobs_.active) {
     if (job.stopping || job.stopped || job.account < 0 || !in_fast_lane(job.job_class)) continue;
-    fast_lane_held_[{job.job_class, program_of(job.account)}] +=
+    fast_lane_held_[{job.job_class, program_of(tables_, job.account)}] +=
         static_cast<long long>(job.node_count) * job.per_node.gpus;
   }
   ranks_ = rank_rows(policy_, pending_table_, accounts_, cluster_);
@@ -476,7 +475,7 @@ bool CycleRun::preempt_for(PendingJob& job, std::size_t position) {
 bool CycleRun::fast_lane(PendingJob& job, std::size_t position, std::string& why) {
   if (job.account < 0 || !in_fast_lane(job.job_class)) return false;
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
-  const int program = program_of(job.account);
+  const int program = program_of(tables_, job.account);
   const std::string& program_path = tables_.accounts[static_cast<std::size_t>(program)].path;
   const long long held = fast_lane_held_[{job.job_class, program}];
   const long long wanted = static_cast<long long>(job.shape.nodes) * job.shape.gpus_per_node;
@@ -526,16 +525,8 @@ bool CycleRun::in_fast_lane(int job_class) const {
 // Adds (sign 1) or removes (-1) a started or reserved job in its class's fast lane.
 void CycleRun::count_fast_lane(const PendingJob& job, int sign) {
   if (job.account < 0 || !in_fast_lane(job.job_class)) return;
-  fast_lane_held_[{job.job_class, program_of(job.account)}] +=
+  fast_lane_held_[{job.job_class, program_of(tables_, job.account)}] +=
       static_cast<long long>(sign) * job.shape.nodes * job.shape.gpus_per_node;
-}
-
-// The program (depth 1) an account belongs to; the root is its own.
-int CycleRun::program_of(int account) const {
-  while (account > 0 && tables_.accounts[static_cast<std::size_t>(account)].depth > 1) {
-    account = tables_.accounts[static_cast<std::size_t>(account)].parent;
-  }
-  return account;
 }
 
 // Stops `victims` (each after its grace, `why` its reason) for `job`, which
@@ -591,9 +582,7 @@ bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const st
       const bool past_limit = limit > 0 && running.started < state_.now - limit;
       const bool past_yield = running.contract.yields_at && *running.contract.yields_at <= state_.now;
       if (!past_limit && !past_yield) continue;  // within what it promised, or it promised nothing
-      const bool stoppable =
-          running.contract.preemptible && running.request.requeueable && running.contract.protected_until <= state_.now;
-      if (!stoppable) return false;
+      if (stop_refusal(running, state_.now)) return false;
       overrun.push_back(index);
     }
   }

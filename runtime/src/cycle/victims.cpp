@@ -1,5 +1,7 @@
 #include "victims.h"
 
+#include "allot/contracts.h"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -280,9 +282,7 @@ std::optional<VictimChoice> Search::run() {
 }  // namespace
 
 bool may_be_preempted(const ActiveJob& job, Seconds now) {
-  const RunningJob& running = *job.job;
-  return !job.stopping && !job.stopped && job.account >= 0 && running.contract.preemptible &&
-         running.request.requeueable && now >= running.contract.protected_until;
+  return !job.stopping && !job.stopped && job.account >= 0 && !stop_refusal(*job.job, now);
 }
 
 std::vector<std::vector<int>> preemption_candidates(const std::vector<ActiveJob>& active,

@@ -28,20 +28,13 @@ constexpr std::size_t kRequestersAsked = 16;
 // The reasons a job is never offered to `preempt` now, or nullopt when it is.
 std::optional<std::string> not_offered(const RunningJob& job, const ActiveJob& active, const PolicyTables& tables,
                                        Seconds now) {
-  if (job.stopping_at) return fmt::format("it is already stopping, at {}", support::format_timestamp(*job.stopping_at));
+  const std::optional<StopRefusal> refusal = stop_refusal(job, now);
+  if (refusal == StopRefusal::stopping) return stop_refusal_text(*refusal, job, now);
   if (active.account < 0) {
     return fmt::format("policy `{}` does not know account `{}`, so it is never a victim", tables.name,
                        job.request.account);
   }
-  if (!job.contract.preemptible) {
-    return "it started under a contract that does not allow preemption; it runs to completion";
-  }
-  if (!job.request.requeueable) return "the job asked never to be requeued";
-  if (now < job.contract.protected_until) {
-    return fmt::format("its contract protects it until {} (another {})",
-                       support::format_timestamp(job.contract.protected_until),
-                       support::format_duration(job.contract.protected_until - now));
-  }
+  if (refusal) return stop_refusal_text(*refusal, job, now);
   return std::nullopt;
 }
 

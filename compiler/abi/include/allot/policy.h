@@ -104,6 +104,16 @@ struct PolicyTables {
   std::vector<GateInfo> gates;
 };
 
+// The program (depth 1) that account `account` (an index into
+// PolicyTables::accounts) belongs to; the root (0) is its own. The one answer
+// for the cycle's fast lane, the replay's program totals and its metrics.
+inline int program_of(const PolicyTables& tables, int account) {
+  while (account > 0 && tables.accounts[static_cast<std::size_t>(account)].depth > 1) {
+    account = tables.accounts[static_cast<std::size_t>(account)].parent;
+  }
+  return account;
+}
+
 // A loaded policy: its tables and its code. Owns the code (JIT memory is
 // released when the object is destroyed). Safe to call from many threads.
 class CompiledPolicy {
