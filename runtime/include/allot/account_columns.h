@@ -34,14 +34,14 @@ struct SharesInForce {
 // unallocated share) loses them. A share never goes below 0.
 SharesInForce shares_in_force(const PolicyTables& tables, Seconds now);
 
-// What each account itself holds and waits for (not its descendants), by policy account index.
+// What each account itself holds and waits for (not its descendants), by
+// policy account index: the running jobs the cycle counts (not those past
+// their stop or on nodes the inventory lacks) and the waiting ones; jobs of
+// accounts the policy does not know are left out.
 struct AccountActivity {
   std::vector<ResourceAmounts> held;  // resources of its running jobs
   std::vector<double> pending_jobs;
 };
-
-// The activity of `state`'s jobs; jobs of accounts the policy does not know are left out.
-AccountActivity account_activity(const PolicyTables& tables, const ClusterState& state);
 
 // Account paths to policy account indexes.
 class AccountIndex {
@@ -76,6 +76,11 @@ class AccountColumns {
   // `capacity` is what the up nodes hold (the denominator of dominant shares).
   AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
                  const ResourceAmounts& capacity);
+  // table() points into the columns: a copy would point into the original.
+  AccountColumns(const AccountColumns&) = delete;
+  AccountColumns& operator=(const AccountColumns&) = delete;
+  AccountColumns(AccountColumns&&) noexcept = default;
+  AccountColumns& operator=(AccountColumns&&) noexcept = default;
 
   // A view for rank_batch and preempt; valid while this object lives.
   const abi::AccountTable& table() const { return table_; }
@@ -98,7 +103,8 @@ class AccountColumns {
 // index: a listed amount wins; an unlisted inner account has its children's sum.
 std::vector<double> account_amounts(const PolicyTables& tables, const std::map<std::string, double>& listed);
 
-// The account columns of `state` under `policy`, in one call (explain, dashboards, tests).
+// The account columns of `state` under `policy`, in one call (`allot shares`,
+// tests): the table the cycle ranks with.
 AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState& state);
 
 }  // namespace allot::runtime

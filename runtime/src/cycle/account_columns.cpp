@@ -7,6 +7,7 @@
 
 #include "allot/account_columns.h"
 #include "allot/accounting.h"
+#include "cycle_jobs.h"
 
 namespace allot::runtime {
 namespace {
@@ -234,25 +235,6 @@ std::optional<int> AccountIndex::find(std::string_view path) const {
   return it->second;
 }
 
-AccountActivity account_activity(const PolicyTables& tables, const ClusterState& state) {
-  const AccountIndex index(tables);
-  AccountActivity activity{std::vector<ResourceAmounts>(tables.accounts.size()),
-                           std::vector<double>(tables.accounts.size(), 0.0)};
-  for (const RunningJob& job : state.running) {
-    const auto account = index.find(job.request.account);
-    if (!account) continue;
-    const double nodes = static_cast<double>(job.nodes.size());
-    ResourceAmounts& held = activity.held[static_cast<std::size_t>(*account)];
-    held.gpus += nodes * job.request.gpus_per_node;
-    held.cpus += nodes * job.request.cpus_per_node;
-    held.memory_gib += nodes * job.request.memory_gib_per_node;
-  }
-  for (const JobRequest& job : state.pending) {
-    if (const auto account = index.find(job.account)) activity.pending_jobs[static_cast<std::size_t>(*account)] += 1;
-  }
-  return activity;
-}
-
 AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
                                const ResourceAmounts& capacity)
     : shares_(shares_in_force(tables, state.now)) {
@@ -267,8 +249,12 @@ AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& s
 }
 
 AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState& state) {
-  return AccountColumns(policy.tables(), state, account_activity(policy.tables(), state),
-                        schedulable_capacity(state.inventory));
+  // The jobs as the cycle resolves them, so this table is the one `rank` reads.
+  const PolicyTables& tables = policy.tables();
+  const ResourceAmounts capacity = schedulable_capacity(state.inventory);
+  const cycle::CycleJobs jobs =
+      cycle::resolve_jobs(state, tables, AccountIndex(tables), unit_weights(tables.unit, capacity));
+  return AccountColumns(tables, state, jobs.activity, capacity);
 }
 
 }  // namespace allot::runtime

@@ -18,6 +18,7 @@
 #include "allot/dates.h"
 #include "allot/duration.h"
 #include "blocked_hold.h"
+#include "context.h"
 #include "cycle_jobs.h"
 #include "drain.h"
 #include "job_columns.h"
@@ -34,32 +35,32 @@ using namespace cycle;
 
 class CycleRun {
  public:
-  CycleRun(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options);
+  CycleRun(const CycleContext& context, const CycleOptions& options);
   CycleResult run();
 
  private:
-  abi::ClusterView cluster_view() const;
   void hold_running_jobs();
   void hold_reservations();
   void decide_drains();
   void place_queue();
-  void place(PendingJob& job, std::size_t position);
-  bool start_reserved(PendingJob& job, std::size_t position);
-  bool backfill(PendingJob& job, std::size_t position);
+  void place(const PendingJob& job, std::size_t position);
+  bool start_reserved(const PendingJob& job, std::size_t position);
+  bool backfill(const PendingJob& job, std::size_t position);
   bool may_yield_by(const PendingJob& job, Seconds when) const;
-  bool preempt_for(PendingJob& job, std::size_t position);
-  bool fast_lane(PendingJob& job, std::size_t position, std::string& why);
+  bool preempt_for(const PendingJob& job, std::size_t position);
+  bool fast_lane(const PendingJob& job, std::size_t position, std::string& why);
   void prepare_victim_search();
   bool in_fast_lane(int job_class) const;
   void count_fast_lane(const PendingJob& job, int sign);
-  std::optional<std::string> hold_for(PendingJob& job, std::size_t position);
-  bool take_back_overrun(PendingJob& job, std::size_t position, const std::vector<int>& nodes);
-  void stop_for(PendingJob& job, std::size_t position, const std::vector<int>& victims, const std::vector<int>& nodes,
-                const std::function<std::string(const RunningJob&)>& why, const std::string& freed);
-  void take_freed(PendingJob& job, std::size_t position, const std::vector<int>& nodes, Seconds release,
+  std::optional<std::string> hold_for(const PendingJob& job, std::size_t position);
+  bool take_back_overrun(const PendingJob& job, std::size_t position, const std::vector<int>& nodes);
+  void stop_for(const PendingJob& job, std::size_t position, const std::vector<int>& victims,
+                const std::vector<int>& nodes, const std::function<std::string(const RunningJob&)>& why,
+                const std::string& freed);
+  void take_freed(const PendingJob& job, std::size_t position, const std::vector<int>& nodes, Seconds release,
                   const std::string& freed);
   void stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason);
-  void start(PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason);
+  void start(const PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason);
   void skip(const PendingJob& job, std::size_t position, std::string reason);
   const std::string& failure_reason(const NodeRequest& shape);
   void capacity_returned();
@@ -70,21 +71,16 @@ class CycleRun {
   Decision job_decision(DecisionKind kind, const JobRequest& request, int account, int job_class) const;
   double job_rate(const PendingJob& job, const std::vector<int>& nodes) const;
 
+  const CycleContext& ctx_;
   const ClusterState& state_;
   const CompiledPolicy& policy_;
   const PolicyTables& tables_;
   const CycleOptions& options_;
-  const AccountIndex account_index_;
-  const ResourceAmounts capacity_;
-  const UnitWeights unit_;
-  CycleJobs jobs_;
-  const AccountColumns accounts_;
+  // What placing changes, from the context: which running jobs stop, the free
+  // capacity, what each account holds.
+  std::vector<ActiveJob> active_;
   NodePool pool_;
   ShareBalance balance_;
-  abi::ClusterView cluster_{};
-  JobColumns pending_table_;
-  JobColumns running_table_;
-  std::vector<double> ranks_;  // by pending row
   FailedShapes failed_;
   std::map<std::tuple<int, int, int, double, double>, std::string> reasons_;  // failure_reason by shape
   std::unordered_map<std::string, Reservation> reservations_;                 // by job id, in force
@@ -122,42 +118,34 @@ class CycleRun {
   CycleResult result_;
 };
 
-CycleRun::CycleRun(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options)
-    : state_(state),
-      policy_(policy),
-      tables_(policy.tables()),
+CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options)
+    : ctx_(context),
+      state_(context.state),
+      policy_(context.policy),
+      tables_(context.tables),
       options_(options),
-      account_index_(tables_),
-      capacity_(schedulable_capacity(state.inventory)),
-      unit_(unit_weights(tables_.unit, capacity_)),
-      jobs_(resolve_jobs(state, tables_, account_index_, unit_)),
-      accounts_(tables_, state, jobs_.activity, capacity_),
-      pool_(state.inventory),
-      balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory)),
-      pending_table_(pending_job_table(jobs_.pending, tables_, policy.job_fields_read(), state.now)),
-      running_table_(running_job_table(jobs_.active, tables_, policy.job_fields_read(), state.now)),
+      active_(context.jobs.active),
+      pool_(state_.inventory),
+      balance_(context.balance),
       searches_left_(options.preemption_depth),
       holds_left_(options.blocked_holds),
-      stopping_(state.inventory.nodes.size()),
-      claimed_(state.inventory.nodes.size()),
-      overlap_(state.inventory.nodes.size()) {
+      stopping_(state_.inventory.nodes.size()),
+      claimed_(state_.inventory.nodes.size()),
+      overlap_(state_.inventory.nodes.size()) {
   hold_running_jobs();
-  cluster_ = cluster_view();
   hold_reservations();
-  for (const ActiveJob& job : jobs_.active) {
+  for (const ActiveJob& job : active_) {
     if (job.stopping || job.stopped || job.account < 0 || !in_fast_lane(job.job_class)) continue;
     fast_lane_held_[{job.job_class, program_of(tables_, job.account)}] +=
         static_cast<long long>(job.node_count) * job.per_node.gpus;
   }
-  ranks_ = rank_rows(policy_, pending_table_, accounts_, cluster_);
 }
 
 void CycleRun::hold_running_jobs() {
-  for (const ActiveJob& job : jobs_.active) {
+  for (const ActiveJob& job : active_) {
     if (job.stopped) continue;
     pool_.take(job.job->nodes, job.per_node);
     if (job.stopping) add_stopping(job.job->nodes, job.per_node);
-    if (!job.stopping && job.account >= 0) balance_.add(job.account, job.rate);
   }
 }
 
@@ -171,29 +159,16 @@ void CycleRun::hold_reservations() {
     });
     if (reservation.until > state_.now && valid_nodes) wanted.emplace(reservation.job_id, &reservation);
   }
-  for (const PendingJob& job : jobs_.pending) {
+  for (const PendingJob& job : ctx_.jobs.pending) {
     const auto found = wanted.find(job.request->id);
     if (!job.problem.empty() || found == wanted.end() || reservations_.count(job.request->id)) continue;
     const Reservation& reservation = *found->second;
     const NodeAmounts amounts{reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node};
     claim(reservation.nodes, amounts);
-    balance_.add(job.account, rate_of(unit_, state_.inventory, reservation.nodes, amounts));
+    balance_.add(job.account, rate_of(ctx_.unit, state_.inventory, reservation.nodes, amounts));
     reservations_.emplace(reservation.job_id, reservation);
     count_fast_lane(job, 1);
   }
-}
-
-abi::ClusterView CycleRun::cluster_view() const {
-  double used = 0, free = 0, running = 0;
-  for (const ActiveJob& job : jobs_.active) {
-    if (job.stopped) continue;
-    used += static_cast<double>(job.job->nodes.size()) * job.per_node.gpus;
-    running += 1;
-  }
-  for (std::size_t n = 0; n < state_.inventory.nodes.size(); ++n) {
-    if (state_.inventory.nodes[n].state == NodeState::up) free += std::max(0, pool_.free(static_cast<int>(n)).gpus);
-  }
-  return cluster_record(state_, used, free, running);
 }
 
 CycleResult CycleRun::run() {
@@ -212,28 +187,28 @@ CycleResult CycleRun::run() {
 }
 
 void CycleRun::decide_drains() {
-  for (DrainStop& drain : drain_stops(state_.inventory, jobs_.active, state_.now)) {
+  for (DrainStop& drain : drain_stops(state_.inventory, active_, state_.now)) {
     stop(drain.active, drain.stops_at, drain.lost_gpu_seconds, "", std::move(drain.reason));
   }
 }
 
 void CycleRun::place_queue() {
-  const std::vector<std::size_t> order = rank_order(jobs_.pending, ranks_);
+  const std::vector<std::size_t> order = rank_order(ctx_.jobs.pending, ctx_.ranks);
   result_.ranked_job_ids.reserve(order.size());
-  if (options_.record_skips) skips_.reserve(jobs_.pending.size());
+  if (options_.record_skips) skips_.reserve(ctx_.jobs.pending.size());
   result_.ranks.reserve(order.size());
   for (std::size_t position = 0; position < order.size(); ++position) {
     // The queue visits jobs in rank order, not memory order: fetching ahead
     // (the job record, then what it points to) hides most of the cache misses.
     constexpr std::size_t kAhead = 8;
-    if (position + 2 * kAhead < order.size()) __builtin_prefetch(&jobs_.pending[order[position + 2 * kAhead]]);
+    if (position + 2 * kAhead < order.size()) __builtin_prefetch(&ctx_.jobs.pending[order[position + 2 * kAhead]]);
     if (position + kAhead < order.size()) {
-      const char* ahead = reinterpret_cast<const char*>(jobs_.pending[order[position + kAhead]].request);
+      const char* ahead = reinterpret_cast<const char*>(ctx_.jobs.pending[order[position + kAhead]].request);
       for (std::size_t line = 0; line < sizeof(JobRequest); line += 64) __builtin_prefetch(ahead + line);
     }
-    PendingJob& job = jobs_.pending[order[position]];
+    const PendingJob& job = ctx_.jobs.pending[order[position]];
     result_.ranked_job_ids.push_back(job.request->id);
-    result_.ranks.push_back(ranks_[job.row]);
+    result_.ranks.push_back(ctx_.ranks[job.row]);
     if (position < options_.placement_depth) {
       place(job, position);
     } else if (options_.record_skips) {
@@ -241,12 +216,12 @@ void CycleRun::place_queue() {
     }
   }
   if (!options_.record_skips) return;
-  for (const PendingJob& job : jobs_.pending) {
+  for (const PendingJob& job : ctx_.jobs.pending) {
     if (!job.problem.empty()) skip(job, 0, job.problem);
   }
 }
 
-void CycleRun::place(PendingJob& job, std::size_t position) {
+void CycleRun::place(const PendingJob& job, std::size_t position) {
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
   if (auto problem = class_limit_problem(info, *job.request)) return skip(job, position, *problem);
   if (!job.known_gpu_type) {
@@ -284,13 +259,13 @@ void CycleRun::place(PendingJob& job, std::size_t position) {
 // Holds the nodes a blocked job would fit on soonest from the jobs ranked
 // below it (CycleOptions::blocked_holds). Returns what was held, for the reason,
 // or nullopt when jobs past their runtime limit were stopped for it instead.
-std::optional<std::string> CycleRun::hold_for(PendingJob& job, std::size_t position) {
+std::optional<std::string> CycleRun::hold_for(const PendingJob& job, std::size_t position) {
   if (holds_left_ == 0) return "";
   std::vector<bool> reserved(state_.inventory.nodes.size(), false);
   for (const auto& [id, reservation] : reservations_) {
     for (int node : reservation.nodes) reserved[static_cast<std::size_t>(node)] = true;
   }
-  const auto hold = blocked_hold(pool_, job.shape, jobs_.active, jobs_.jobs_on_node, reserved, tables_, state_.now);
+  const auto hold = blocked_hold(pool_, job.shape, active_, ctx_.jobs.jobs_on_node, reserved, tables_, state_.now);
   if (!hold) return "";
   --holds_left_;
   if (hold->when && *hold->when <= state_.now && take_back_overrun(job, position, hold->nodes)) return std::nullopt;
@@ -325,7 +300,7 @@ std::optional<std::string> CycleRun::hold_for(PendingJob& job, std::size_t posit
 // time, if it may yield the capacity back then (may_yield_by): its contract
 // says `yields_at`, and take_back_overrun stops it for the hold at that time.
 // Holds without a known time lend nothing.
-bool CycleRun::backfill(PendingJob& job, std::size_t position) {
+bool CycleRun::backfill(const PendingJob& job, std::size_t position) {
   if (holds_.empty()) return false;
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
   const Seconds limit = runtime_estimate(info, *job.request);
@@ -422,10 +397,10 @@ const std::string& CycleRun::failure_reason(const NodeRequest& shape) {
 
 // Starts a job on the capacity reserved for it, or on anything else that fits
 // once that capacity is counted as free; keeps the reservation otherwise.
-bool CycleRun::start_reserved(PendingJob& job, std::size_t position) {
+bool CycleRun::start_reserved(const PendingJob& job, std::size_t position) {
   const Reservation reservation = reservations_.at(job.request->id);
   const NodeAmounts amounts{reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node};
-  const double rate = rate_of(unit_, state_.inventory, reservation.nodes, amounts);
+  const double rate = rate_of(ctx_.unit, state_.inventory, reservation.nodes, amounts);
   unclaim(reservation.nodes, amounts);
   balance_.add(job.account, -rate);
   if (auto nodes = pool_.find(job.shape)) {
@@ -442,19 +417,27 @@ bool CycleRun::start_reserved(PendingJob& job, std::size_t position) {
 
 // Filled at the first victim search of the cycle.
 void CycleRun::prepare_victim_search() {
-  if (!lost_now_.empty() || jobs_.active.empty()) return;
-  lost_now_.reserve(jobs_.active.size());
-  for (const ActiveJob& active : jobs_.active) lost_now_.push_back(lost_gpu_seconds(*active.job, state_.now));
-  candidates_on_node_ = preemption_candidates(jobs_.active, jobs_.jobs_on_node, state_.now);
+  if (!lost_now_.empty() || active_.empty()) return;
+  lost_now_.reserve(active_.size());
+  for (const ActiveJob& active : active_) lost_now_.push_back(lost_gpu_seconds(*active.job, state_.now));
+  candidates_on_node_ = preemption_candidates(active_, ctx_.jobs.jobs_on_node, state_.now);
 }
 
-bool CycleRun::preempt_for(PendingJob& job, std::size_t position) {
+bool CycleRun::preempt_for(const PendingJob& job, std::size_t position) {
   if (searches_left_ == 0 || !policy_.has_preempt() || !balance_.any_below_share_on_path(job.account)) return false;
   --searches_left_;
   prepare_victim_search();
-  const VictimInputs inputs{policy_,  running_table_, pending_table_,      accounts_.table(),
-                            cluster_, jobs_.active,   candidates_on_node_, pool_,
-                            balance_, lost_now_,      state_.now};
+  const VictimInputs inputs{policy_,
+                            ctx_.running_table,
+                            ctx_.pending_table,
+                            ctx_.accounts.table(),
+                            ctx_.cluster,
+                            active_,
+                            candidates_on_node_,
+                            pool_,
+                            balance_,
+                            lost_now_,
+                            state_.now};
   const auto choice = find_victims(inputs, job);
   if (!choice) return false;
   stop_for(
@@ -472,7 +455,7 @@ bool CycleRun::preempt_for(PendingJob& job, std::size_t position) {
 // class, without the share rule or `preempt`, while the jobs of its class in
 // its program hold at most the lane's GPUs. Why it stays loop-free:
 // docs/SCHEDULING.md "Fast lane". `why` says why it did not, for the reason.
-bool CycleRun::fast_lane(PendingJob& job, std::size_t position, std::string& why) {
+bool CycleRun::fast_lane(const PendingJob& job, std::size_t position, std::string& why) {
   if (job.account < 0 || !in_fast_lane(job.job_class)) return false;
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
   const int program = program_of(tables_, job.account);
@@ -487,9 +470,17 @@ bool CycleRun::fast_lane(PendingJob& job, std::size_t position, std::string& why
   if (searches_left_ == 0) return false;
   --searches_left_;
   prepare_victim_search();
-  VictimInputs inputs{policy_,  running_table_, pending_table_,      accounts_.table(),
-                      cluster_, jobs_.active,   candidates_on_node_, pool_,
-                      balance_, lost_now_,      state_.now};
+  VictimInputs inputs{policy_,
+                      ctx_.running_table,
+                      ctx_.pending_table,
+                      ctx_.accounts.table(),
+                      ctx_.cluster,
+                      active_,
+                      candidates_on_node_,
+                      pool_,
+                      balance_,
+                      lost_now_,
+                      state_.now};
   inputs.fast_lane = true;
   std::vector<NodeAmounts> lendable(state_.inventory.nodes.size());
   for (const Hold& hold : holds_) {
@@ -531,12 +522,12 @@ void CycleRun::count_fast_lane(const PendingJob& job, int sign) {
 
 // Stops `victims` (each after its grace, `why` its reason) for `job`, which
 // then takes `nodes` (take_freed).
-void CycleRun::stop_for(PendingJob& job, std::size_t position, const std::vector<int>& victims,
+void CycleRun::stop_for(const PendingJob& job, std::size_t position, const std::vector<int>& victims,
                         const std::vector<int>& nodes, const std::function<std::string(const RunningJob&)>& why,
                         const std::string& freed) {
   Seconds release = state_.now;
   for (int victim : victims) {
-    const RunningJob& running = *jobs_.active[static_cast<std::size_t>(victim)].job;
+    const RunningJob& running = *active_[static_cast<std::size_t>(victim)].job;
     const Seconds stops_at = state_.now + std::max<Seconds>(0, running.contract.grace);
     release = std::max(release, stops_at);
     stop(victim, stops_at, lost_gpu_seconds(running, state_.now), job.request->id, why(running));
@@ -546,7 +537,7 @@ void CycleRun::stop_for(PendingJob& job, std::size_t position, const std::vector
 
 // The job starts on `nodes` freed for it by stops at `release` at the latest:
 // now when they stop now, else it waits with the capacity reserved for it.
-void CycleRun::take_freed(PendingJob& job, std::size_t position, const std::vector<int>& nodes, Seconds release,
+void CycleRun::take_freed(const PendingJob& job, std::size_t position, const std::vector<int>& nodes, Seconds release,
                           const std::string& freed) {
   if (release <= state_.now) return start(job, position, nodes, freed);
   const NodeAmounts amounts = per_node(job.shape);
@@ -567,11 +558,11 @@ void CycleRun::take_freed(PendingJob& job, std::size_t position, const std::vect
 // (preemptible, requeueable, past their protection; a yielding job always is)
 // stop for it, share rule or not: the capacity was only lent to them. If any of
 // them may not be stopped, the held job waits for them to end.
-bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const std::vector<int>& nodes) {
+bool CycleRun::take_back_overrun(const PendingJob& job, std::size_t position, const std::vector<int>& nodes) {
   std::vector<int> overrun;
   for (int node : nodes) {
-    for (int index : jobs_.jobs_on_node[static_cast<std::size_t>(node)]) {
-      const ActiveJob& active = jobs_.active[static_cast<std::size_t>(index)];
+    for (int index : ctx_.jobs.jobs_on_node[static_cast<std::size_t>(node)]) {
+      const ActiveJob& active = active_[static_cast<std::size_t>(index)];
       if (active.stopping || active.stopped) continue;
       if (std::find(overrun.begin(), overrun.end(), index) != overrun.end()) continue;
       const RunningJob& running = *active.job;
@@ -605,7 +596,7 @@ bool CycleRun::take_back_overrun(PendingJob& job, std::size_t position, const st
 // A running job stops (preempted or drained): it leaves the share balance
 // now, and gives its nodes back now if it stops now.
 void CycleRun::stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason) {
-  ActiveJob& job = jobs_.active[static_cast<std::size_t>(active)];
+  ActiveJob& job = active_[static_cast<std::size_t>(active)];
   job.stopping = true;
   if (job.account >= 0) balance_.add(job.account, -job.rate);
   if (stops_at <= state_.now) {
@@ -622,23 +613,24 @@ void CycleRun::stop(int active, Seconds stops_at, double lost, const std::string
   decision.lost_gpu_seconds = lost;
   decision.stops_at = stops_at;
   decision.contract = job.job->contract;
-  decision.terms = rank_terms(policy_, running_table_, static_cast<std::size_t>(active), accounts_, job.account);
+  decision.terms =
+      rank_terms(policy_, ctx_.running_table, static_cast<std::size_t>(active), ctx_.accounts, job.account);
   decision.reason = std::move(reason);
   actions_.push_back(std::move(decision));
 }
 
-void CycleRun::start(PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason) {
+void CycleRun::start(const PendingJob& job, std::size_t position, const std::vector<int>& nodes, std::string reason) {
   pool_.take(nodes, per_node(job.shape));
   reasons_.clear();
   balance_.add(job.account, job_rate(job, nodes));
   count_fast_lane(job, 1);
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
   Decision decision = job_decision(DecisionKind::start, *job.request, job.account, job.job_class);
-  decision.rank = ranks_[job.row];
+  decision.rank = ctx_.ranks[job.row];
   decision.position = static_cast<int>(position);
   decision.nodes = nodes;
   decision.contract = contract_at_start(info, *job.request, state_.now, policy_.source_hash());
-  decision.terms = rank_terms(policy_, pending_table_, job.row, accounts_, job.account);
+  decision.terms = rank_terms(policy_, ctx_.pending_table, job.row, ctx_.accounts, job.account);
   decision.reason =
       fmt::format("starts on {}, {} in the queue", node_list(state_.inventory, nodes), ordinal(position + 1));
   if (!reason.empty()) decision.reason += ", " + reason;
@@ -650,9 +642,9 @@ void CycleRun::skip(const PendingJob& job, std::size_t position, std::string rea
   Decision decision = job_decision(DecisionKind::skip, *job.request, job.account, job.job_class);
   decision.position = static_cast<int>(position);
   if (job.problem.empty()) {
-    decision.rank = ranks_[job.row];
+    decision.rank = ctx_.ranks[job.row];
     if (skips_.size() < options_.explained_skips) {
-      decision.terms = rank_terms(policy_, pending_table_, job.row, accounts_, job.account);
+      decision.terms = rank_terms(policy_, ctx_.pending_table, job.row, ctx_.accounts, job.account);
     }
   } else {
     decision.position = -1;
@@ -717,13 +709,21 @@ Decision CycleRun::job_decision(DecisionKind kind, const JobRequest& request, in
 }
 
 double CycleRun::job_rate(const PendingJob& job, const std::vector<int>& nodes) const {
-  return rate_of(unit_, state_.inventory, nodes, per_node(job.shape));
+  return rate_of(ctx_.unit, state_.inventory, nodes, per_node(job.shape));
 }
 
 }  // namespace
 
+namespace cycle {
+
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options) {
+  return CycleRun(context, options).run();
+}
+
+}  // namespace cycle
+
 CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options) {
-  return CycleRun(state, policy, options).run();
+  return cycle::run_cycle(cycle::CycleContext(state, policy), options);
 }
 
 }  // namespace allot::runtime

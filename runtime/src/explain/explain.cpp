@@ -12,7 +12,7 @@
 #include "allot/account_columns.h"
 #include "allot/nearest_name.h"
 #include "allot/text.h"
-#include "cycle/cycle_jobs.h"
+#include "cycle/context.h"
 #include "explain/parts.h"
 
 namespace allot::runtime {
@@ -48,10 +48,11 @@ std::vector<std::string> exceptions_of(const PolicyTables& tables, int index, Se
   return sentences;
 }
 
-// The accounts from the program down to `leaf`, with what fair share sees of each.
-std::vector<AccountStanding> standings(const ClusterState& state, const CompiledPolicy& policy, int leaf) {
-  const PolicyTables& tables = policy.tables();
-  const AccountColumns columns = account_columns(policy, state);
+// The accounts from the program down to `leaf`, with what the rank read of each.
+std::vector<AccountStanding> standings(const cycle::CycleContext& context, int leaf) {
+  const PolicyTables& tables = context.tables;
+  const ClusterState& state = context.state;
+  const AccountColumns& columns = context.accounts;
   std::vector<AccountStanding> path;
   for (int index = leaf; index > 0; index = tables.accounts[static_cast<std::size_t>(index)].parent) {
     const auto row = static_cast<std::size_t>(index);
@@ -99,13 +100,13 @@ void explain_waiting(Explanation& out, const ClusterState& state, const Compiled
   out.next = explain::forecast_start(state, policy, result, out.job_id, options);
 }
 
-void explain_running(Explanation& out, const ClusterState& state, const CompiledPolicy& policy,
-                     const CycleResult& result, std::size_t index) {
-  const RunningJob& job = state.running[index];
+void explain_running(Explanation& out, const cycle::CycleContext& context, const CycleResult& result,
+                     std::size_t index) {
+  const RunningJob& job = context.state.running[index];
   out.run = job;
-  out.expected_end = explain::expected_end(job, policy.tables());
-  out.lost_if_stopped_now = lost_gpu_seconds(job, state.now);
-  out.preemption = explain::preemption_standing(state, policy, result, index);
+  out.expected_end = explain::expected_end(job, context.tables);
+  out.lost_if_stopped_now = lost_gpu_seconds(job, context.state.now);
+  out.preemption = explain::preemption_standing(context, result, index);
 }
 
 }  // namespace
@@ -126,17 +127,17 @@ Expected<Explanation, std::string> explain_job(const ClusterState& state, const 
   const JobRequest& request = out.running ? running->request : *waiting;
   out.account = request.account;
   out.job_class = request.job_class;
-  if (const auto account = AccountIndex(policy.tables()).find(request.account)) {
-    out.accounts = standings(state, policy, *account);
-  }
+  // One context for the cycle and for what explain shows of it.
+  const cycle::CycleContext context(state, policy);
+  if (const auto account = context.account_index.find(request.account)) out.accounts = standings(context, *account);
   CycleOptions cycle_options = options.cycle;
   cycle_options.explained_skips = std::numeric_limits<std::size_t>::max();
-  const CycleResult result = run_cycle(state, policy, cycle_options);
+  const CycleResult result = cycle::run_cycle(context, cycle_options);
   for (const Decision& decision : result.decisions) {
     if (decision.job_id == job_id) out.decision = decision;
   }
   if (out.running) {
-    explain_running(out, state, policy, result, static_cast<std::size_t>(running - state.running.begin()));
+    explain_running(out, context, result, static_cast<std::size_t>(running - state.running.begin()));
   } else {
     explain_waiting(out, state, policy, result, options);
   }

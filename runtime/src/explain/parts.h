@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "allot/explain.h"
+#include "cycle/context.h"
 
 namespace allot::runtime::explain {
 
@@ -17,9 +18,9 @@ std::optional<Seconds> expected_end(const RunningJob& job, const PolicyTables& t
 NextOpportunity forecast_start(const ClusterState& state, const CompiledPolicy& policy, const CycleResult& first,
                                const std::string& job_id, const ExplainOptions& options);
 
-// Whether running job `index` of `state` is a preemption candidate now and why
-// (not), given the cycle `result` that ran on `state`.
-PreemptionStanding preemption_standing(const ClusterState& state, const CompiledPolicy& policy,
-                                       const CycleResult& result, std::size_t index);
+// Whether running job `index` of the context's state is a preemption candidate
+// now and why (not), given the cycle `result` that ran on `context`.
+PreemptionStanding preemption_standing(const cycle::CycleContext& context, const CycleResult& result,
+                                       std::size_t index);
 
 }  // namespace allot::runtime::explain

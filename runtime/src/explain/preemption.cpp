@@ -7,14 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "allot/account_columns.h"
-#include "allot/accounting.h"
 #include "allot/dates.h"
 #include "allot/duration.h"
-#include "cycle/cycle_jobs.h"
-#include "cycle/job_columns.h"
 #include "cycle/reasons.h"
-#include "cycle/share_balance.h"
 #include "explain/parts.h"
 
 namespace allot::runtime::explain {
@@ -38,75 +33,15 @@ std::optional<std::string> not_offered(const RunningJob& job, const ActiveJob& a
   return std::nullopt;
 }
 
-// The cycle's view of the state: jobs, account and job tables, share balance, cluster values.
-class VictimView {
- public:
-  VictimView(const ClusterState& state, const CompiledPolicy& policy);
-
-  // Why running job `victim` may or may not be preempted for waiting job `requester` (state indexes).
-  std::optional<std::string> refusal(std::size_t victim, std::size_t requester) const;
-  const ActiveJob& active(std::size_t index) const { return jobs_.active[index]; }
-  const PendingJob& pending(std::size_t index) const { return jobs_.pending[index]; }
-
- private:
-  abi::ClusterView cluster_view(const ClusterState& state) const;
-  std::string share_refusal(const ActiveJob& victim, int requester) const;
-
-  const CompiledPolicy& policy_;
-  const PolicyTables& tables_;
-  const AccountIndex index_;
-  const ResourceAmounts capacity_;
-  const UnitWeights unit_;
-  CycleJobs jobs_;
-  const AccountColumns accounts_;
-  JobColumns pending_table_;
-  JobColumns running_table_;
-  ShareBalance balance_;
-  abi::ClusterView cluster_{};
-};
-
-VictimView::VictimView(const ClusterState& state, const CompiledPolicy& policy)
-    : policy_(policy),
-      tables_(policy.tables()),
-      index_(tables_),
-      capacity_(schedulable_capacity(state.inventory)),
-      unit_(unit_weights(tables_.unit, capacity_)),
-      jobs_(resolve_jobs(state, tables_, index_, unit_)),
-      accounts_(tables_, state, jobs_.activity, capacity_),
-      pending_table_(pending_job_table(jobs_.pending, tables_, policy.job_fields_read(), state.now)),
-      running_table_(running_job_table(jobs_.active, tables_, policy.job_fields_read(), state.now)),
-      balance_(tables_, accounts_.shares().of_cluster, capacity_rate(unit_, state.inventory)),
-      cluster_(cluster_view(state)) {
-  for (const ActiveJob& job : jobs_.active) {
-    if (!job.stopping && !job.stopped && job.account >= 0) balance_.add(job.account, job.rate);
-  }
-}
-
-// The cluster values `preempt` may read, as the cycle computes them before placing anything.
-abi::ClusterView VictimView::cluster_view(const ClusterState& state) const {
-  std::vector<int> free(state.inventory.nodes.size(), 0);
-  for (std::size_t n = 0; n < free.size(); ++n) free[n] = state.inventory.nodes[n].gpus;
-  double used = 0, running = 0;
-  for (const ActiveJob& job : jobs_.active) {
-    if (job.stopped) continue;
-    for (const int node : job.job->nodes) free[static_cast<std::size_t>(node)] -= job.per_node.gpus;
-    used += static_cast<double>(job.node_count) * job.per_node.gpus;
-    running += 1;
-  }
-  double free_gpus = 0;
-  for (std::size_t n = 0; n < free.size(); ++n) {
-    if (state.inventory.nodes[n].state == NodeState::up) free_gpus += std::max(0, free[n]);
-  }
-  return cluster_record(state, used, free_gpus, running);
-}
-
 // Which half of the anti-loop rule (allot/cycle.h) refuses: the requester's
 // side is not below its share where the two paths part, or the victim's side
 // would fall below its own.
-std::string VictimView::share_refusal(const ActiveJob& victim, int requester) const {
+std::string share_refusal(const CycleContext& context, const ActiveJob& victim, int requester) {
+  const PolicyTables& tables = context.tables;
+  const ShareBalance& balance = context.balance;
   const auto path_up = [&](int account) {
     std::vector<int> path;
-    for (; account > 0; account = tables_.accounts[static_cast<std::size_t>(account)].parent) path.push_back(account);
+    for (; account > 0; account = tables.accounts[static_cast<std::size_t>(account)].parent) path.push_back(account);
     return path;
   };
   const std::vector<int> victim_path = path_up(victim.account);
@@ -122,33 +57,36 @@ std::string VictimView::share_refusal(const ActiveJob& victim, int requester) co
   const int requester_side = requester_path[requester_path.size() - 1 - common];
   const int victim_side = victim_path[victim_path.size() - 1 - common];
   const auto path_of = [&](int account) -> const std::string& {
-    return tables_.accounts[static_cast<std::size_t>(account)].path;
+    return tables.accounts[static_cast<std::size_t>(account)].path;
   };
-  if (!balance_.below_share(requester_side)) {
+  if (!balance.below_share(requester_side)) {
     return fmt::format("`{}` is not below its share against `{}`, so it may not take from it", path_of(requester_side),
                        path_of(victim_side));
   }
   for (std::size_t i = 0; i < victim_path.size() - common; ++i) {
     const int account = victim_path[i];
-    const double after = balance_.held(account) - victim.rate;
-    if (after < balance_.target(account)) {
+    const double after = balance.held(account) - victim.rate;
+    if (after < balance.target(account)) {
       return fmt::format("stopping it would leave `{}` below its share (holding {:.3g} of its {:.3g} per hour)",
-                         path_of(account), after, balance_.target(account));
+                         path_of(account), after, balance.target(account));
     }
   }
   return "the share balance refuses it";
 }
 
-std::optional<std::string> VictimView::refusal(std::size_t victim, std::size_t requester) const {
-  const ActiveJob& held = jobs_.active[victim];
-  const PendingJob& waiting = jobs_.pending[requester];
+// Why running job `victim` may or may not be preempted for waiting job
+// `requester` (state indexes), before the cycle places anything.
+std::optional<std::string> refusal_for(const CycleContext& context, std::size_t victim, std::size_t requester) {
+  const ShareBalance& balance = context.balance;
+  const ActiveJob& held = context.jobs.active[victim];
+  const PendingJob& waiting = context.jobs.pending[requester];
   const std::string& account = waiting.request->account;
-  if (!balance_.any_below_share_on_path(waiting.account)) return fmt::format("`{}` holds its share already", account);
+  if (!balance.any_below_share_on_path(waiting.account)) return fmt::format("`{}` holds its share already", account);
   const Release release{held.account, held.rate};
-  if (!balance_.allows(waiting.account, std::span<const Release>(&release, 1)))
-    return share_refusal(held, waiting.account);
-  if (!policy_.preempt(running_table_.table(), victim, pending_table_.table(), waiting.row, accounts_.table(),
-                       cluster_)) {
+  if (!balance.allows(waiting.account, std::span<const Release>(&release, 1)))
+    return share_refusal(context, held, waiting.account);
+  if (!context.policy.preempt(context.running_table.table(), victim, context.pending_table.table(), waiting.row,
+                              context.accounts.table(), context.cluster)) {
     return "the policy's `preempt` refuses it";
   }
   return std::nullopt;
@@ -183,8 +121,10 @@ std::string queue_place(const CycleResult& result, const std::string& job_id) {
 
 }  // namespace
 
-PreemptionStanding preemption_standing(const ClusterState& state, const CompiledPolicy& policy,
-                                       const CycleResult& result, std::size_t index) {
+PreemptionStanding preemption_standing(const cycle::CycleContext& context, const CycleResult& result,
+                                       std::size_t index) {
+  const ClusterState& state = context.state;
+  const CompiledPolicy& policy = context.policy;
   const RunningJob& job = state.running[index];
   for (const Decision& decision : result.decisions) {
     if (decision.kind != DecisionKind::preempt || decision.job_id != job.request.id) continue;
@@ -193,11 +133,11 @@ PreemptionStanding preemption_standing(const ClusterState& state, const Compiled
         fmt::format("this cycle stops it ({}); it stops at {}, losing {:g} GPU-seconds of work", decision.reason,
                     support::format_timestamp(decision.stops_at), decision.lost_gpu_seconds)};
   }
-  const VictimView view(state, policy);
-  if (auto reason = not_offered(job, view.active(index), policy.tables(), state.now)) {
+  const ActiveJob& active = context.jobs.active[index];
+  if (auto reason = not_offered(job, active, policy.tables(), state.now)) {
     return PreemptionStanding{false, false, "not a candidate: " + *reason};
   }
-  const std::string lanes = lanes_over(policy.tables(), view.active(index).job_class);
+  const std::string lanes = lanes_over(policy.tables(), active.job_class);
   if (!policy.has_preempt() && !lanes.empty()) {
     return PreemptionStanding{
         true, false, fmt::format("a candidate only for {}: the policy has no `preempt` rule for the others", lanes)};
@@ -217,7 +157,7 @@ PreemptionStanding preemption_standing(const ClusterState& state, const Compiled
   for (const std::string& id : result.ranked_job_ids) {
     const std::size_t requester = waiting.at(id);
     if (started.count(id) || state.pending[requester].account == job.request.account) continue;
-    const auto refusal = view.refusal(index, requester);
+    const auto refusal = refusal_for(context, index, requester);
     if (!refusal) {
       return with_lanes(
           PreemptionStanding{

@@ -1,0 +1,52 @@
+// What one scheduling cycle reads, built once from the state and the policy
+// before anything is placed: the policy's indexes, the cluster's capacity and
+// unit, every job resolved, the account table, the job tables, every pending
+// job's rank, the share balance of the running jobs and the `cluster` record.
+//
+// The cycle (cycle.cpp) plans on it; `allot explain` reads the same object, so
+// what explain shows is what the rank read. Nothing in it changes after
+// construction: the cycle copies what placing changes (which jobs stop, the
+// free capacity, the share balance).
+#pragma once
+
+#include <vector>
+
+#include "allot/account_columns.h"
+#include "allot/accounting.h"
+#include "allot/cycle.h"
+#include "cycle_jobs.h"
+#include "job_columns.h"
+#include "share_balance.h"
+
+namespace allot::runtime::cycle {
+
+// Everyone is given it as `const CycleContext&`.
+struct CycleContext {
+  CycleContext(const ClusterState& state, const CompiledPolicy& policy);
+  CycleContext(const CycleContext&) = delete;
+  CycleContext& operator=(const CycleContext&) = delete;
+
+  const ClusterState& state;
+  const CompiledPolicy& policy;
+  const PolicyTables& tables;
+  AccountIndex account_index;
+  ResourceAmounts capacity;  // of the up nodes
+  UnitWeights unit;
+  CycleJobs jobs;
+  // The account table `rank` and `preempt` read, from what `jobs` hold and wait for.
+  AccountColumns accounts;
+  JobColumns pending_table;  // rows: PendingJob::row
+  JobColumns running_table;  // rows: indexes into jobs.active
+  // What the running jobs hold against each account's share (not yet the
+  // reservations in force, which the cycle claims first).
+  ShareBalance balance;
+  // The `cluster` record `rank` and `preempt` read: GPUs in use and free on up
+  // nodes and running jobs, before the cycle places anything.
+  abi::ClusterView cluster;
+  std::vector<double> ranks;  // by pending row
+};
+
+// run_cycle (allot/cycle.h) on a context built already.
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options);
+
+}  // namespace allot::runtime::cycle
