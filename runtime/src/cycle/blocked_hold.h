@@ -8,9 +8,11 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "allot/cycle.h"
+#include "capacity.h"
 #include "cycle_jobs.h"
 #include "placement.h"
 
@@ -32,5 +34,20 @@ std::optional<BlockedHold> blocked_hold(const NodePool& pool, const NodeRequest&
                                         const std::vector<ActiveJob>& active,
                                         const std::vector<std::vector<int>>& jobs_on_node,
                                         const std::vector<bool>& reserved, const PolicyTables& tables, Seconds now);
+
+// Capacity held this cycle for a blocked job: what jobs ranked below it may
+// not take, except by backfill (backfill.h).
+struct Hold {
+  std::string job_id;
+  Claim claim;
+  std::optional<Seconds> when;  // when the held job should fit; no backfill without it
+  // Whether a job may backfill here past `when` and yield then: only with
+  // CycleOptions::yield_backfill, under a policy without `preempt`, where
+  // nothing but `when` starts the held job. Under one with it, the held job may
+  // start sooner by preemption whenever its account drops below its share, and
+  // a yielding job's own protection would put that start off (measured:
+  // docs/SCHEDULING.md).
+  bool lends_to_yielders = false;
+};
 
 }  // namespace allot::runtime::cycle

@@ -44,6 +44,11 @@ struct CycleContext {
   // nodes and running jobs, before the cycle places anything.
   abi::ClusterView cluster;
   std::vector<double> ranks;  // by pending row
+
+  // Whether class `job_class` has a fast lane (ClassInfo::fast_lane_gpus).
+  bool in_fast_lane(int job_class) const {
+    return job_class >= 0 && tables.classes[static_cast<std::size_t>(job_class)].fast_lane_gpus > 0;
+  }
 };
 
 // run_cycle (allot/cycle.h) on a context built already.

@@ -9,7 +9,7 @@
 
 #include "allot/dates.h"
 #include "allot/duration.h"
-#include "cycle/reasons.h"
+#include "cycle/decisions.h"
 #include "explain/parts.h"
 
 namespace allot::runtime::explain {

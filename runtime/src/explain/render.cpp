@@ -8,7 +8,7 @@
 #include "allot/explain.h"
 #include "allot/snapshot.h"
 #include "allot/text.h"
-#include "cycle/reasons.h"
+#include "cycle/decisions.h"
 
 namespace allot::runtime {
 namespace {
