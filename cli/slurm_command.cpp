@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -21,6 +22,7 @@
 #include "allot/dates.h"
 #include "allot/duration.h"
 #include "allot/files.h"
+#include "allot/hot_swap.h"
 #include "allot/policy_slot.h"
 #include "allot/slurm.h"
 #include "commands.h"
@@ -62,37 +64,24 @@ std::string read_text(const std::string& path) {
   return text ? std::move(*text) : std::string();
 }
 
-// A compiled policy that also fits the mapping file, or why not.
-struct Candidate {
-  std::shared_ptr<const CompiledPolicy> policy;
-  std::string problems;            // diagnostics and map errors, rendered for the log
-  std::string source;              // the text compiled, to notice later edits
-  std::vector<std::string> files;  // the policy and every file it imports, as read
-};
+// The adapter's own check of a policy (runtime::compile_candidate): the
+// mapping file names only accounts and classes it has.
+runtime::CandidateCheck map_check(const slurm::JobMap& map) {
+  return [&map](const CompiledPolicy& policy) -> std::optional<std::string> {
+    if (auto error = slurm::check_job_map(map, policy.tables())) return error->to_string();
+    return std::nullopt;
+  };
+}
 
-// Never throws: a policy that cannot be compiled (even by running out of
-// memory) is refused and the running one keeps going.
-Candidate compile_candidate(const std::string& path, const CompileOptions& options, const slurm::JobMap& map) {
-  Candidate candidate;
-  try {
-    candidate.source = read_text(path);
-    CompileResult result = compile_policy_file(path, options);
-    candidate.problems = render_text(result.diagnostics, result.sources, {false});
-    candidate.files = files_read(result.sources);
-    if (!result.policy) return candidate;
-    if (auto error = slurm::check_job_map(map, result.policy->tables())) {
-      candidate.problems += error->to_string() + "\n";
-      return candidate;
-    }
-    candidate.policy = std::move(result.policy);
-  } catch (const std::exception& failure) {
-    candidate.policy.reset();
-    candidate.problems = fmt::format("compiling `{}` failed: {}\n", path, failure.what());
-  } catch (...) {
-    candidate.policy.reset();
-    candidate.problems = fmt::format("compiling `{}` failed\n", path);
-  }
-  return candidate;
+// Why the first policy may not run, for the terminal: the compiler's
+// diagnostics with their source lines, and the refusal when they hold no error
+// (the map check, a JIT that could not load it, a compiler that threw).
+std::string refusal_text(const runtime::SwapCandidate& candidate) {
+  std::string text = render_text(candidate.diagnostics, candidate.sources, {false});
+  const bool errors = std::any_of(candidate.diagnostics.begin(), candidate.diagnostics.end(),
+                                  [](const Diagnostic& d) { return d.severity == Severity::error; });
+  if (!errors) text += "allot: refused: " + candidate.refusal + "\n";
+  return text;
 }
 
 const char* action_text(slurm::Action::Kind kind) {
@@ -168,12 +157,13 @@ struct Reload {
 
 class Loop {
  public:
-  Loop(const SlurmArguments& arguments, CompileOptions options, slurm::JobMap map, Candidate first)
+  Loop(const SlurmArguments& arguments, CompileOptions options, slurm::JobMap map,
+       std::shared_ptr<const CompiledPolicy> first, std::string first_source)
       : arguments_(arguments),
         options_(std::move(options)),
         map_(std::move(map)),
-        slot_(first.policy),
-        running_source_(std::move(first.source)) {}
+        slot_(std::move(first)),
+        running_source_(std::move(first_source)) {}
 
   // Runs passes until stopped (or once); the exit code.
   int run(slurm::Adapter& adapter, runtime::AuditLog* audit);
@@ -197,15 +187,15 @@ void Loop::start_reload(const char* why) {
   log(fmt::format("reloading `{}` ({})", arguments_.policy, why));
   try {
     reload_ = std::async(std::launch::async, [this] {
-      Candidate next = compile_candidate(arguments_.policy, options_, map_);
-      if (!next.policy) {
-        return Reload{fmt::format("refused the new policy; {} keeps running:\n{}",
-                                  slot_.current()->source_hash().substr(0, 12), next.problems),
-                      std::move(next.source), false};
+      std::string source = read_text(arguments_.policy);
+      // The one hot-swap path (allot/hot_swap.h): compiled and checked here, off the passes.
+      const runtime::SwapOutcome outcome = runtime::swap_from_file(slot_, arguments_.policy, options_, map_check(map_));
+      if (!outcome.swapped) {
+        std::string text = runtime::render_swap_outcome(outcome, {false});
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        return Reload{std::move(text), std::move(source), false};
       }
-      const runtime::SwapOutcome outcome = slot_.swap(next.policy);
-      return Reload{outcome.message + "; running jobs keep the contracts they started with", std::move(next.source),
-                    outcome.swapped};
+      return Reload{outcome.message + "; running jobs keep the contracts they started with", std::move(source), true};
     });
   } catch (const std::exception& failure) {  // no thread to be had: try again at the next change or SIGHUP
     log(fmt::format("cannot reload `{}` now: {}", arguments_.policy, failure.what()));
@@ -219,9 +209,9 @@ void Loop::finish_reload() {
     done = reload_.get();
   } catch (const std::exception& failure) {
     // The old policy keeps running; the file is not retried until it changes.
-    done = Reload{fmt::format("refused the new policy; {} keeps running: {}",
-                              slot_.current()->source_hash().substr(0, 12), failure.what()),
-                  read_text(arguments_.policy), false};
+    done = Reload{
+        fmt::format("refused: {}; {} keeps running", failure.what(), slot_.current()->source_hash().substr(0, 12)),
+        read_text(arguments_.policy), false};
   }
   log(done.message);
   (done.swapped ? running_source_ : refused_source_) = std::move(done.source);
@@ -285,16 +275,17 @@ int run_slurm(const SlurmArguments& arguments) {
     std::cerr << "allot: " << map.error().to_string() << '\n';
     return map.error().unreadable ? 2 : 1;
   }
-  Candidate first = compile_candidate(arguments.policy, options, *map);
+  std::string first_source = read_text(arguments.policy);
+  runtime::SwapCandidate first = runtime::compile_candidate(arguments.policy, options, map_check(*map));
   if (!first.policy) {
-    std::cerr << first.problems;
+    std::cerr << refusal_text(first);
     return 1;
   }
   // The ledger and the audit log are written; neither may be an input or the other.
   CommandFiles files;
   files.input("--policy", arguments.policy);
   files.input("--map", arguments.map);
-  files.imports("--policy", first.files);
+  files.imports("--policy", files_read(first.sources));
   files.output("--ledger", arguments.ledger);
   files.output("--audit", arguments.audit);
   if (!check_files(files)) return 2;
@@ -322,7 +313,7 @@ int run_slurm(const SlurmArguments& arguments) {
                   first.policy->source_hash().substr(0, 12), arguments.ledger,
                   arguments.once ? "one pass" : "a pass every " + arguments.interval,
                   arguments.dry_run ? " (dry run: nothing is written)" : ""));
-  Loop loop(arguments, options, std::move(*map), std::move(first));
+  Loop loop(arguments, options, std::move(*map), std::move(first.policy), std::move(first_source));
   return loop.run(**adapter, audit ? &*audit : nullptr);
 }
 

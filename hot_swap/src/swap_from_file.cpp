@@ -32,8 +32,9 @@ std::string first_error(const std::vector<Diagnostic>& diagnostics) {
   return fmt::format("{} (and {} more error{})", located(*error), more, more == 1 ? "" : "s");
 }
 
-// A policy compiled and checked off the decision path, or why it is refused.
-SwapCandidate compile_candidate(const std::string& path, const CompileOptions& options) {
+}  // namespace
+
+SwapCandidate compile_candidate(const std::string& path, const CompileOptions& options, const CandidateCheck& check) {
   SwapCandidate candidate;
   CompileResult result;
   try {
@@ -57,20 +58,30 @@ SwapCandidate compile_candidate(const std::string& path, const CompileOptions& o
         "the JIT could not load `{}` (warning jit_unavailable); swap with the interpreter engine to run it anyway",
         path);
   } else {
+    try {
+      if (check) {
+        if (auto refusal = check(*result.policy)) {
+          candidate.refusal = std::move(*refusal);
+          return candidate;
+        }
+      }
+    } catch (const std::exception& failure) {
+      candidate.refusal = fmt::format("checking `{}` failed: {}", path, failure.what());
+      return candidate;
+    }
     candidate.policy = std::move(result.policy);
   }
   return candidate;
 }
 
-}  // namespace
-
-SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const CompileOptions& options) {
-  return slot.swap_candidate(compile_candidate(path, options));
+SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const CompileOptions& options,
+                           const CandidateCheck& check) {
+  return slot.swap_candidate(compile_candidate(path, options, check));
 }
 
 DryRun dry_run_from_file(const PolicySlot& slot, const std::string& path, const CompileOptions& options,
-                         const ClusterState& live, const CycleOptions& cycle) {
-  return slot.dry_run_candidate(compile_candidate(path, options), live, cycle);
+                         const ClusterState& live, const CycleOptions& cycle, const CandidateCheck& check) {
+  return slot.dry_run_candidate(compile_candidate(path, options, check), live, cycle);
 }
 
 std::string render_swap_outcome(const SwapOutcome& outcome, TextStyle style) {

@@ -4,6 +4,8 @@
 // itself (runtime/) needs no compiler. docs/HOT_SWAP.md describes what an operator sees.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "allot/compile.h"
@@ -13,16 +15,28 @@
 
 namespace allot::runtime {
 
-// Compiles and checks `path` on the calling thread (not the decision path), then swaps
-// atomically (PolicySlot::swap_candidate). A policy with errors, one that fails to compile,
-// or one the JIT cannot load when `options` asks for the JIT is refused, and the old one
-// keeps running; exceptions from the compiler become refusals, never crashes.
-SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const CompileOptions& options);
+// A driver's own check of a compiled policy before it may run (the Slurm
+// adapter: its job map names only accounts and classes the policy has): why
+// it is refused, or nullopt.
+using CandidateCheck = std::function<std::optional<std::string>(const CompiledPolicy&)>;
 
-// Compiles `path` as swap_from_file does and diffs the rankings of `live` under the
-// running policy and the candidate (PolicySlot::dry_run_candidate). Swaps nothing.
+// Compiles and checks `path` on the calling thread (not the decision path) into what a
+// slot may run: a driver's first policy, and every swap below. Refused: a policy with
+// errors, one that fails to compile (exceptions from the compiler become refusals, never
+// crashes), one `check` refuses, and one the JIT could not load when `options` asks for
+// the JIT (the one rule for that case, at start and at every swap: docs/HOT_SWAP.md).
+SwapCandidate compile_candidate(const std::string& path, const CompileOptions& options,
+                                const CandidateCheck& check = {});
+
+// compile_candidate, then an atomic swap (PolicySlot::swap_candidate); a refused
+// candidate is refused and the old policy keeps running.
+SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const CompileOptions& options,
+                           const CandidateCheck& check = {});
+
+// compile_candidate, then the rankings of `live` under the running policy and the
+// candidate (PolicySlot::dry_run_candidate). Swaps nothing.
 DryRun dry_run_from_file(const PolicySlot& slot, const std::string& path, const CompileOptions& options,
-                         const ClusterState& live, const CycleOptions& cycle = {});
+                         const ClusterState& live, const CycleOptions& cycle = {}, const CandidateCheck& check = {});
 
 // The message, then the diagnostics rendered as text with their source lines.
 std::string render_swap_outcome(const SwapOutcome& outcome, TextStyle style = {});

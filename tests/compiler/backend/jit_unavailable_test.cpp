@@ -3,17 +3,11 @@
 // map code. The policy must still compile, run on the interpreter with the same
 // results, and say why in a warning; the process must not abort.
 //
-// The test forks a child that installs a seccomp filter refusing every mmap,
-// mprotect and pkey_mprotect asking for PROT_EXEC (EACCES, as SELinux answers),
-// then compiles a real policy for the JIT. The child reports through a pipe;
+// The test forks a child that installs a seccomp filter refusing executable
+// memory (support/no_exec_memory.h), then compiles a real policy for the JIT. The child reports through a pipe;
 // the parent checks the report and compares the child's ranks with its own JIT.
 #include <fmt/format.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
@@ -25,39 +19,10 @@
 #include "allot/compile.h"
 #include "allot/frontend.h"
 #include "jit_fixture.h"
+#include "support/no_exec_memory.h"
 
 namespace allot::jit_test {
 namespace {
-
-#if defined(__x86_64__)
-constexpr std::uint32_t kAuditArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr std::uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
-#endif
-
-// Refuses executable mappings of this architecture's mmap, mprotect and
-// pkey_mprotect with EACCES; allows everything else. The protection is the
-// third argument of all three (its low 32 bits: x86_64 and aarch64 are little-endian).
-bool forbid_executable_memory() {
-  constexpr std::uint32_t prot_low = offsetof(seccomp_data, args) + 2 * sizeof(std::uint64_t);
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kAuditArch, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 3, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 2, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, prot_low),
-      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
-  return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
-}
 
 CompileOptions options_for(Engine engine) {
   CompileOptions options;
@@ -82,7 +47,7 @@ std::string ranks_of(const CompiledPolicy& policy) {
 // What the child saw: "engine=..", the warnings' codes and notes, then the ranks.
 std::string compile_without_executable_memory() {
   std::string report;
-  if (!forbid_executable_memory()) return "cannot install the seccomp filter\n";
+  if (!allot_test::forbid_executable_memory()) return "cannot install the seccomp filter\n";
   void* page = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (page != MAP_FAILED) return "the filter let an executable mapping through\n";
   const CompileResult result = compile_policy_file(kPolicy, options_for(Engine::jit));
