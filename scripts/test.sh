@@ -24,7 +24,7 @@ stage "tests under ASan + UBSan"
 # -O1 -g1 (line tables) halves the sanitizer build's compile time on 2 cores
 # (~6 instead of ~12 minutes, measured) and the tests take as long as at -O2.
 sanitizer_flags=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
-bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON "${sanitizer_flags[@]}" \
+ALLOT_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON "${sanitizer_flags[@]}" \
   -- allot allot_frontend_tests allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests allot_slurm_tests
 # Sanitizers make each evaluation ~10x slower: fewer random states and mutants
 # here; the normal build below runs the full counts.
@@ -34,10 +34,10 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 stage "hot swap under ThreadSanitizer"
 # One executable and one tag: policies swapped while cycles run on other threads.
-bash scripts/build.sh build-tsan -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" -- allot_cycle_tests
+ALLOT_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh build-tsan -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" -- allot_cycle_tests
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/allot_cycle_tests "[hot_swap]"
 
 stage "tests"
-bash scripts/build.sh build
+bash scripts/build.sh build  # Release: main.sh's build, and the one the benchmarks measure
 ctest --test-dir build --output-on-failure -j "$jobs"
 stage "done"
