@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "allot/account_columns.h"
+#include "allot/accounting.h"
 #include "allot/simulator.h"
 #include "gates.h"
 #include "series.h"

@@ -14,25 +14,12 @@
 #include <vector>
 
 #include "allot/abi.h"
-#include "allot/cycle.h"
+#include "allot/accounting.h"
+#include "allot/cluster_state.h"
 #include "allot/fair_share.h"
 #include "allot/policy.h"
 
 namespace allot::runtime {
-
-// Each account's share with the exceptions in force at a time. Indexes are
-// the policy's account indexes (PolicyTables::accounts); the root's row is 1.
-struct SharesInForce {
-  std::vector<double> level;            // fraction of the parent (0.4 for 40%)
-  std::vector<double> of_cluster;       // fraction of the whole cluster: the product of levels down the path
-  std::vector<double> unallocated;      // fraction of each account's children left unallocated
-  std::vector<std::string> exceptions;  // names of the exceptions in force, in policy order
-};
-
-// Applies every grant whose exception is in force (starts <= now < expires):
-// the grantee gains the points among its siblings, the giver (or the level's
-// unallocated share) loses them. A share never goes below 0.
-SharesInForce shares_in_force(const PolicyTables& tables, Seconds now);
 
 // What each account itself holds and waits for (not its descendants), by
 // policy account index: the running jobs the cycle counts (not those past
@@ -41,17 +28,6 @@ SharesInForce shares_in_force(const PolicyTables& tables, Seconds now);
 struct AccountActivity {
   std::vector<ResourceAmounts> held;  // resources of its running jobs
   std::vector<double> pending_jobs;
-};
-
-// Account paths to policy account indexes.
-class AccountIndex {
- public:
-  explicit AccountIndex(const PolicyTables& tables);
-  // The index of `path` ("" is the root), if the policy has it.
-  std::optional<int> find(std::string_view path) const;
-
- private:
-  std::unordered_map<std::string_view, int> index_;
 };
 
 // Slurm's fair-share fields of one account under the policy's algorithm
@@ -98,10 +74,6 @@ class AccountColumns {
   Columns columns_;
   abi::AccountTable table_{};
 };
-
-// A snapshot's per-account amounts (`[debt]`, `[owed]`) by policy account
-// index: a listed amount wins; an unlisted inner account has its children's sum.
-std::vector<double> account_amounts(const PolicyTables& tables, const std::map<std::string, double>& listed);
 
 // The account columns of `state` under `policy`, in one call (`allot shares`,
 // tests): the table the cycle ranks with.

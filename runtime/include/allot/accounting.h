@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "allot/account_tree.h"
-#include "allot/cycle.h"
+#include "allot/cluster_state.h"
 #include "allot/entitlement.h"
 #include "allot/expected.h"
 #include "allot/fair_share.h"
@@ -76,6 +76,41 @@ struct PolicyTree {
 Expected<PolicyTree, std::string> policy_tree(const PolicyTables& tables, std::span<const double> shares);
 // The same with each account's fraction of its parent as its shares.
 Expected<PolicyTree, std::string> policy_tree(const PolicyTables& tables);
+
+// Account paths to policy account indexes, shares with the exceptions in
+// force, and a snapshot's per-account amounts (accounting/policy_tree.cpp).
+
+// Account paths to policy account indexes.
+class AccountIndex {
+ public:
+  explicit AccountIndex(const PolicyTables& tables);
+  // The index of `path` ("" is the root), if the policy has it.
+  std::optional<int> find(std::string_view path) const;
+
+ private:
+  std::unordered_map<std::string_view, int> index_;
+};
+
+// Whether `exception` is in force at `now` (starts <= now < expires).
+bool exception_in_force(const ExceptionInfo& exception, Seconds now);
+
+// Each account's share with the exceptions in force at a time. Indexes are
+// the policy's account indexes (PolicyTables::accounts); the root's row is 1.
+struct SharesInForce {
+  std::vector<double> level;            // fraction of the parent (0.4 for 40%)
+  std::vector<double> of_cluster;       // fraction of the whole cluster: the product of levels down the path
+  std::vector<double> unallocated;      // fraction of each account's children left unallocated
+  std::vector<std::string> exceptions;  // names of the exceptions in force, in policy order
+};
+
+// Applies every grant whose exception is in force (starts <= now < expires):
+// the grantee gains the points among its siblings, the giver (or the level's
+// unallocated share) loses them. A share never goes below 0.
+SharesInForce shares_in_force(const PolicyTables& tables, Seconds now);
+
+// A snapshot's per-account amounts (`[debt]`, `[owed]`) by policy account
+// index: a listed amount wins; an unlisted inner account has its children's sum.
+std::vector<double> account_amounts(const PolicyTables& tables, const std::map<std::string, double>& listed);
 
 // ---- The entitlement book -------------------------------------------------
 

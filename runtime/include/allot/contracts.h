@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "allot/cycle.h"
+#include "allot/cluster_state.h"
 #include "allot/policy.h"
 
 namespace allot::runtime {

@@ -63,87 +63,10 @@
 #include <string>
 #include <vector>
 
-#include "allot/epoch_seconds.h"
-#include "allot/inventory.h"
+#include "allot/cluster_state.h"
 #include "allot/policy.h"
 
 namespace allot::runtime {
-
-// What a user asked for. Resources are per node.
-struct JobRequest {
-  std::string id;
-  std::string account;    // leaf account path in the policy's tree, "exploration/ana"
-  std::string job_class;  // a class name of the policy
-  int nodes = 1;
-  int gpus_per_node = 1;
-  std::string gpu_type;  // "" for any type
-  double cpus_per_node = 0;
-  double memory_gib_per_node = 0;
-  Seconds submitted = 0;  // first submission (kept across requeues)
-  std::optional<Seconds> deadline;
-  int label = 0;                  // baseline priority label: 0 none, 1 low, 2 medium, 3 high
-  Seconds requested_protect = 0;  // for `protect up to D` classes
-  Seconds expected_runtime = 0;   // the user's estimate, 0 when unknown (deadline slack)
-  bool requeueable = true;        // false: never chosen as a victim
-  int restarts = 0;
-  Seconds queued = 0;  // when it last entered the queue (0: `submitted`); `job.wait` counts from here
-};
-
-// The promise a job started under. It stays with the job when the policy is
-// swapped, so a hot swap never takes protection away from running work.
-struct Contract {
-  Seconds protected_until = 0;
-  Seconds checkpoint_every = 0;  // 0: no periodic checkpoint
-  Seconds grace = 0;             // checkpoint signal to requeue
-  bool resumable = false;
-  bool preemptible = true;
-  std::string policy_hash;
-  // Set when the job was backfilled onto capacity held for a blocked job past
-  // that hold's time (preemptible and resumable, so the hold may take it back):
-  // from then on it may be preempted for the hold, share rule or not.
-  std::optional<Seconds> yields_at;
-};
-
-// A job holding resources.
-struct RunningJob {
-  JobRequest request;
-  Seconds started = 0;          // this run's start
-  Seconds last_checkpoint = 0;  // == started until the first checkpoint
-  std::vector<int> nodes;       // indexes into Inventory::nodes, one per node used
-  Contract contract;
-  // Set by apply_decisions once a preemption with a later stop time is decided
-  // (a grace, or a drain's checkpoint or deadline): the job stops then, holds its
-  // resources until then, and is never chosen again.
-  std::optional<Seconds> stopping_at;
-};
-
-// Capacity freed by preemption, held for the job it was freed for.
-struct Reservation {
-  std::string job_id;
-  std::vector<int> nodes;
-  Seconds until = 0;  // released if the job has not started by then
-  // Held on each node of `nodes` (the job's request per node); other jobs see
-  // each node's free capacity minus these.
-  int gpus_per_node = 0;
-  double cpus_per_node = 0;
-  double memory_gib_per_node = 0;
-};
-
-// Everything a cycle needs, as a snapshot (docs/STATE.md describes its file form).
-struct ClusterState {
-  Seconds now = 0;
-  Inventory inventory;
-  std::vector<JobRequest> pending;
-  std::vector<RunningJob> running;
-  std::vector<Reservation> reservations;
-  // Usage per leaf account in the policy's unit over the window at `now`
-  // (RollingLedger::usage_by_account), and owed-minus-delivered debt per account.
-  std::map<std::string, double> usage;
-  std::map<std::string, double> debt;
-  // What each account was owed over the window (runtime/entitlement.h), when
-  // the ledger's result carries it; only reports read it (delivered = owed - debt).
-  std::map<std::string, double> owed;
-};
 
 enum class DecisionKind { start, preempt, skip };
 

@@ -76,6 +76,11 @@ struct Charge {
 
 // Usage per account over a rolling window. Not thread-safe: one writer, or a
 // lock around it (the scheduling cycle reads it between charges).
+// Usage decay: the weight of usage `elapsed_seconds` old under a half-life
+// (Slurm's PriorityDecayHalfLife): 2^(-elapsed / half-life), 1 without one.
+// The window still drops everything older than it.
+double usage_decay(double elapsed_seconds, std::optional<double> half_life_seconds);
+
 class RollingLedger {
  public:
   // Throws std::invalid_argument when config_problem(config) reports one.
@@ -127,8 +132,8 @@ class RollingLedger {
   std::size_t account_slot(std::string_view account);
   // Adds to one bucket, unless the ring already holds a newer bucket in its slot.
   void add_to_bucket(std::size_t account, Seconds bucket, double amount);
-  // Decay weight by bucket age (0 = the bucket holding `now`); all 1 without a half-life.
-  std::vector<double> bucket_weights(Seconds now) const;
+  // usage_decay by bucket age (0 = the bucket holding `now`); all 1 without a half-life.
+  std::vector<double> decay_weights(Seconds now) const;
   // One account's usage inside the window at `now`.
   double account_usage(std::size_t account, Seconds now, const std::vector<double>& weights) const;
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "allot/cycle.h"
+#include "allot/cluster_state.h"
 #include "allot/expected.h"
 #include "allot/inventory.h"
 #include "allot/policy.h"

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "allot/account_columns.h"
 #include "allot/accounting.h"
 
 namespace allot::runtime {

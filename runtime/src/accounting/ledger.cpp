@@ -116,16 +116,21 @@ void RollingLedger::add_to_bucket(std::size_t account, Seconds bucket, double am
   }  // else: older than the ring's bucket in this slot, so outside the window; dropped.
 }
 
-// weights[age] for the bucket `age` buckets before the one holding `now`.
-std::vector<double> RollingLedger::bucket_weights(Seconds now) const {
+double usage_decay(double elapsed_seconds, std::optional<double> half_life_seconds) {
+  if (!half_life_seconds) return 1.0;
+  return std::exp2(-std::max(0.0, elapsed_seconds) / *half_life_seconds);
+}
+
+// weights[age] for the bucket `age` buckets before the one holding `now`:
+// usage_decay at the bucket's middle.
+std::vector<double> RollingLedger::decay_weights(Seconds now) const {
   std::vector<double> weights(static_cast<std::size_t>(ring_size_), 1.0);
   if (!config_.half_life_seconds) return weights;
   const Seconds width = config_.bucket_width;
   const Seconds now_bucket = floor_div(now, width);
   for (Seconds age = 0; age < ring_size_; ++age) {
     const double middle = static_cast<double>((now_bucket - age) * width) + static_cast<double>(width) / 2;
-    const double elapsed = std::max(0.0, static_cast<double>(now) - middle);
-    weights[static_cast<std::size_t>(age)] = std::exp2(-elapsed / *config_.half_life_seconds);
+    weights[static_cast<std::size_t>(age)] = usage_decay(static_cast<double>(now) - middle, config_.half_life_seconds);
   }
   return weights;
 }
@@ -142,7 +147,7 @@ double RollingLedger::account_usage(std::size_t account, Seconds now, const std:
 }
 
 double RollingLedger::usage(std::string_view account, Seconds now) const {
-  const std::vector<double> weights = bucket_weights(now);
+  const std::vector<double> weights = decay_weights(now);
   double total = 0;
   for (std::size_t i = 0; i < account_names_.size(); ++i) {
     if (is_within(account_names_[i], account)) total += account_usage(i, now, weights);
@@ -151,7 +156,7 @@ double RollingLedger::usage(std::string_view account, Seconds now) const {
 }
 
 std::map<std::string, double> RollingLedger::usage_by_account(Seconds now) const {
-  const std::vector<double> weights = bucket_weights(now);
+  const std::vector<double> weights = decay_weights(now);
   std::map<std::string, double> usage{{"", 0.0}};
   for (std::size_t i = 0; i < account_names_.size(); ++i) {
     const double amount = account_usage(i, now, weights);

@@ -52,11 +52,6 @@ std::vector<double> subtree_sums(const PolicyTables& tables, std::vector<double>
   return values;
 }
 
-double lookup(const std::map<std::string, double>& values, const std::string& key, double fallback) {
-  const auto it = values.find(key);
-  return it == values.end() ? fallback : it->second;
-}
-
 // Usage charged to each account itself. The state may list leaves only or
 // leaves and their ancestors (RollingLedger::usage_by_account); an inner
 // account's entry is its subtree's total, an unlisted one's what is below it
@@ -72,11 +67,6 @@ std::vector<double> own_usage(const PolicyTables& tables, const ClusterState& st
   std::vector<double> own(tables.accounts.size(), 0.0);
   for (std::size_t i = 1; i < own.size(); ++i) own[i] = std::max(0.0, total[i] - children[i]);
   return own;
-}
-
-bool in_force(const ExceptionInfo& exception, Seconds now) {
-  const double time = static_cast<double>(now);
-  return exception.starts <= time && time < exception.expires;
 }
 
 DrfWeights drf_weights(const UnitInfo& unit) {
@@ -184,56 +174,6 @@ void fill_activity(const PolicyTables& tables, const AccountActivity& activity, 
 }
 
 }  // namespace
-
-std::vector<double> account_amounts(const PolicyTables& tables, const std::map<std::string, double>& listed) {
-  std::vector<double> amounts(tables.accounts.size(), 0.0);
-  std::vector<double> children(tables.accounts.size(), 0.0);
-  for (std::size_t i = tables.accounts.size(); i-- > 0;) {
-    amounts[i] = lookup(listed, tables.accounts[i].path, children[i]);
-    if (i > 0) children[static_cast<std::size_t>(tables.accounts[i].parent)] += amounts[i];
-  }
-  return amounts;
-}
-
-SharesInForce shares_in_force(const PolicyTables& tables, Seconds now) {
-  const std::size_t count = tables.accounts.size();
-  SharesInForce shares{
-      std::vector<double>(count, 1.0), std::vector<double>(count, 1.0), std::vector<double>(count, 0.0), {}};
-  for (std::size_t i = 0; i < count; ++i) {
-    if (i > 0) shares.level[i] = tables.accounts[i].share;
-    shares.unallocated[i] = tables.accounts[i].unallocated;
-  }
-  auto valid = [count](int account) { return account > 0 && static_cast<std::size_t>(account) < count; };
-  for (const ExceptionInfo& exception : tables.exceptions) {
-    if (!in_force(exception, now) || !valid(exception.to)) continue;
-    if (shares.exceptions.empty() || shares.exceptions.back() != exception.name) {
-      shares.exceptions.push_back(exception.name);
-    }
-    shares.level[static_cast<std::size_t>(exception.to)] += exception.delta;
-    if (valid(exception.from)) {
-      shares.level[static_cast<std::size_t>(exception.from)] -= exception.delta;
-    } else {
-      shares.unallocated[static_cast<std::size_t>(tables.accounts[static_cast<std::size_t>(exception.to)].parent)] -=
-          exception.delta;
-    }
-  }
-  for (std::size_t i = 1; i < count; ++i) {
-    shares.level[i] = std::max(0.0, shares.level[i]);
-    shares.unallocated[i] = std::max(0.0, shares.unallocated[i]);
-    shares.of_cluster[i] = shares.level[i] * shares.of_cluster[static_cast<std::size_t>(tables.accounts[i].parent)];
-  }
-  return shares;
-}
-
-AccountIndex::AccountIndex(const PolicyTables& tables) {
-  for (std::size_t i = 0; i < tables.accounts.size(); ++i) index_.emplace(tables.accounts[i].path, static_cast<int>(i));
-}
-
-std::optional<int> AccountIndex::find(std::string_view path) const {
-  const auto it = index_.find(path);
-  if (it == index_.end()) return std::nullopt;
-  return it->second;
-}
 
 AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
                                const ResourceAmounts& capacity)

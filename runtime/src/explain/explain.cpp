@@ -18,11 +18,6 @@
 namespace allot::runtime {
 namespace {
 
-bool in_force(const ExceptionInfo& exception, Seconds now) {
-  const double time = static_cast<double>(now);
-  return exception.starts <= time && time < exception.expires;
-}
-
 std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
 
 std::string expiry(const ExceptionInfo& exception) {
@@ -33,7 +28,7 @@ std::string expiry(const ExceptionInfo& exception) {
 std::vector<std::string> exceptions_of(const PolicyTables& tables, int index, Seconds now) {
   std::vector<std::string> sentences;
   for (const ExceptionInfo& exception : tables.exceptions) {
-    if (!in_force(exception, now)) continue;
+    if (!exception_in_force(exception, now)) continue;
     if (exception.to == index) {
       const std::string from =
           exception.from > 0 ? fmt::format("from `{}`", tables.accounts[static_cast<std::size_t>(exception.from)].path)

@@ -13,7 +13,7 @@
 #include "allot/dates.h"
 #include "allot/snapshot.h"
 
-#include "allot/account_columns.h"
+#include "allot/accounting.h"
 #include "allot/files.h"
 #include "allot/nearest_name.h"
 #include "state/inventory_tables.h"
