@@ -16,7 +16,8 @@ stage "formatting"
 bash scripts/format.sh --check
 
 stage "fuzzing the front end and the input readers"
-CC=clang-19 CXX=clang++-19 bash scripts/build.sh build-fuzz -DALLOT_FUZZ=ON -- fuzz_front_end fuzz_inputs
+# The fuzz and sanitizer builds keep RelWithDebInfo: a crash's stack has line numbers.
+CC=clang-19 CXX=clang++-19 ALLOT_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh build-fuzz -DALLOT_FUZZ=ON -- fuzz_front_end fuzz_inputs
 bash fuzz/run.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
 bash fuzz/run_inputs.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-60}"
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "allot/account_columns.h"
 #include "allot/audit.h"
 #include "allot/explain.h"
 #include "allot/snapshot.h"
@@ -221,6 +222,39 @@ TEST_CASE("the forecast says when a start cannot be known or will never come", "
     REQUIRE(e.next);
     CHECK(e.next->why == "never, as things stand: account `gamma` is not in policy `two_teams`'s tree");
   }
+}
+
+// explain reads the cycle's own context (runtime/src/cycle/context.h): a
+// running job past its stop time, or on a node the inventory lacks, holds
+// nothing in the account table the rank reads, so explain does not count it
+// either (it used to: `running_gpus` 24 here, while `rank` read 8).
+TEST_CASE("explain shows the account table the rank read, without jobs that hold nothing", "[cycle][explain]") {
+  const auto policy = compile_text(two_team_policy("account.running_gpus", "true"));
+  ClusterState state;
+  state.now = kWednesday9;
+  state.inventory = uniform_inventory(2, 8);
+  const Contract contract{kWednesday9, 600, 0, true, true, "test", {}};
+  state.running.push_back(
+      running(job("live", "alpha", "work", 8, kWednesday9 - kDay), {0}, kWednesday9 - kHour, contract));
+  RunningJob stopped =
+      running(job("stopped", "alpha", "work", 8, kWednesday9 - kDay), {1}, kWednesday9 - kHour, contract);
+  stopped.stopping_at = kWednesday9 - kMinute;
+  state.running.push_back(stopped);
+  state.running.push_back(
+      running(job("lost-node", "alpha", "work", 8, kWednesday9 - kDay), {7}, kWednesday9 - kHour, contract));
+  state.pending.push_back(job("waiting", "alpha", "work", 8, kWednesday9 - kHour));
+
+  const Explanation e = explained(state, *policy, "waiting");
+  REQUIRE(e.accounts.size() == 1);
+  CHECK(e.accounts[0].path == "alpha");
+  CHECK(e.accounts[0].running_gpus == 8);
+  CHECK(e.accounts[0].pending_jobs == 1);
+  CHECK(term(e, "account.running_gpus") == 8);  // what the rank read
+  REQUIRE(e.decision);
+  CHECK(e.decision->kind == DecisionKind::start);  // node 1's stopped job left its 8 GPUs free
+  // allot shares reads the same table.
+  const AccountColumns columns = account_columns(*policy, state);
+  CHECK(columns.value(abi::account_running_gpus, 1) == 8);
 }
 
 TEST_CASE("explain names a job it does not know and suggests one it does", "[cycle][explain]") {

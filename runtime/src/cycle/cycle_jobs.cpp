@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include "allot/accounting.h"
+#include "decisions.h"
 
 namespace allot::runtime::cycle {
 namespace {
@@ -42,11 +41,11 @@ PendingJob resolve_pending(const JobRequest& job, const PolicyTables& tables, co
     pending.known_gpu_type = pending.shape.gpu_type != kAnyGpuType;
   }
   if (pending.account < 0) {
-    pending.problem = fmt::format("account `{}` is not in policy `{}`'s tree", job.account, tables.name);
+    pending.problem = account_not_in_policy(job.account, tables.name);
   } else if (!tables.accounts[static_cast<std::size_t>(pending.account)].leaf) {
-    pending.problem = fmt::format("account `{}` has sub-accounts; jobs run under a leaf account", job.account);
+    pending.problem = account_not_a_leaf(job.account);
   } else if (pending.job_class < 0) {
-    pending.problem = fmt::format("class `{}` is not in policy `{}`", job.job_class, tables.name);
+    pending.problem = class_not_in_policy(job.job_class, tables.name);
   }
   return pending;
 }

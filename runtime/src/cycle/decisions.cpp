@@ -112,6 +112,28 @@ std::string fast_lane_finds_no_room(const ClassInfo& lane) {
                      lane.name);
 }
 
+std::string account_not_in_policy(const std::string& account, const std::string& policy) {
+  return fmt::format("account `{}` is not in policy `{}`'s tree", account, policy);
+}
+
+std::string account_not_a_leaf(const std::string& account) {
+  return fmt::format("account `{}` has sub-accounts; jobs run under a leaf account", account);
+}
+
+std::string class_not_in_policy(const std::string& job_class, const std::string& policy) {
+  return fmt::format("class `{}` is not in policy `{}`", job_class, policy);
+}
+
+std::string node_down(const Node& node) { return fmt::format("node `{}` is down", node.name); }
+
+std::string node_draining_until_checkpoint(const Node& node) {
+  return fmt::format("node `{}` is draining; the job stops at its next checkpoint", node.name);
+}
+
+std::string node_draining_until_deadline(const Node& node) {
+  return fmt::format("node `{}` is draining and must be empty by its deadline", node.name);
+}
+
 std::string preempted_by_share_rule(const JobRequest& requester, const RunningJob& victim) {
   return fmt::format("preempted for `{}`: `{}` is below its share and `{}` keeps at least its own", requester.id,
                      requester.account, victim.request.account);

@@ -2,7 +2,10 @@
 // all in one place: why a job starts where it starts, why it waits, why a
 // running job is stopped. Times and durations in them are printed by support/
 // (dates.h, duration.h). The planners (backfill.h, preemption.h) return
-// choices; the cycle words them here.
+// choices; the cycle words them here. Two kinds of reason are worded where
+// the knowledge is: why a shape does not fit the free capacity
+// (NodePool::failure_reason, placement.h) and why a job breaks its class's
+// limits (class_limit_problem, allot/contracts.h).
 #pragma once
 
 #include <string>
@@ -43,6 +46,17 @@ std::string held_for_it(const Inventory& inventory, const Hold& hold, Seconds no
 std::string holds_its_share(const std::string& account);
 std::string fast_lane_full(const ClassInfo& lane, const std::string& program, long long held);
 std::string fast_lane_finds_no_room(const ClassInfo& lane);
+
+// Why a waiting job is not ranked at all (PendingJob::problem).
+std::string account_not_in_policy(const std::string& account, const std::string& policy);
+std::string account_not_a_leaf(const std::string& account);
+std::string class_not_in_policy(const std::string& job_class, const std::string& policy);
+
+// --- stops (for a drain: drain.h) ---
+
+std::string node_down(const Node& node);
+std::string node_draining_until_checkpoint(const Node& node);
+std::string node_draining_until_deadline(const Node& node);
 
 // --- stops (a running job preempted for a waiting one) ---
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include <fmt/format.h>
+#include "decisions.h"
 
 namespace allot::runtime::cycle {
 namespace {
@@ -35,18 +35,16 @@ const Node* blocking_node(const Inventory& inventory, const RunningJob& job) {
 
 std::optional<DrainStop> stop_for(const Node& node, const RunningJob& job, Seconds now) {
   if (node.state == NodeState::down) {
-    return DrainStop{0, now, lost_gpu_seconds(job, now), fmt::format("node `{}` is down", node.name)};
+    return DrainStop{0, now, lost_gpu_seconds(job, now), node_down(node)};
   }
   const auto checkpoint = next_checkpoint(job, std::max(now, job.contract.protected_until));
   const auto& deadline = node.drain_deadline;
   if (checkpoint && (!deadline || *checkpoint <= *deadline)) {
-    return DrainStop{0, *checkpoint, 0.0,
-                     fmt::format("node `{}` is draining; the job stops at its next checkpoint", node.name)};
+    return DrainStop{0, *checkpoint, 0.0, node_draining_until_checkpoint(node)};
   }
   if (!deadline) return std::nullopt;
   const Seconds stop = std::max(now, *deadline);
-  return DrainStop{0, stop, lost_gpu_seconds(job, stop),
-                   fmt::format("node `{}` is draining and must be empty by its deadline", node.name)};
+  return DrainStop{0, stop, lost_gpu_seconds(job, stop), node_draining_until_deadline(node)};
 }
 
 }  // namespace
