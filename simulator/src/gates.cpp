@@ -27,11 +27,17 @@ const GroupMetrics* class_group(const PolicyMetrics& metrics, const std::string&
   return nullptr;
 }
 
-bool compare(double value, const std::string& op, double threshold) {
-  if (op == ">=") return value >= threshold - kTiny;
-  if (op == ">") return value > threshold;
-  if (op == "<=") return value <= threshold + kTiny;
-  if (op == "<") return value < threshold;
+bool compare(double value, GateOp op, double threshold) {
+  switch (op) {
+    case GateOp::at_least:
+      return value >= threshold - kTiny;
+    case GateOp::above:
+      return value > threshold;
+    case GateOp::at_most:
+      return value <= threshold + kTiny;
+    case GateOp::below:
+      return value < threshold;
+  }
   return false;
 }
 
@@ -47,29 +53,40 @@ std::optional<WindowDelivery> gate_window(const GateInfo& gate, const PolicyTabl
 // gate_window, for share_delivery).
 std::pair<std::optional<double>, std::string> measured(const GateInfo& gate, const PolicyMetrics& metrics,
                                                        const std::optional<WindowDelivery>& worst) {
-  const std::string& metric = gate.metric;
-  if (metric == "share_delivery") {
-    if (!worst) return {std::nullopt, "no program had sustained demand"};
-    return {worst->delivery, fmt::format("worst: `{}`, window ending {} after the start", worst->program,
-                                         support::format_duration_rounded(worst->window_end_hours * 3600))};
+  const std::string note(gate_metric_info(gate.metric).note);
+  // A per-class metric: of the gate's class, or of every job.
+  auto of_jobs = [&](double GroupMetrics::*field) -> std::pair<std::optional<double>, std::string> {
+    const GroupMetrics* group = class_group(metrics, gate.subject);
+    if (!group || group->jobs == 0) return {std::nullopt, fmt::format("no `{}` jobs", gate.subject)};
+    return {group->*field, fmt::format("{} jobs", group->jobs) + (note.empty() ? "" : ", " + note)};
+  };
+  switch (gate.metric) {
+    case GateMetric::share_delivery:
+      if (!worst) return {std::nullopt, "no program had sustained demand"};
+      return {worst->delivery, fmt::format("worst: `{}`, window ending {} after the start", worst->program,
+                                           support::format_duration_rounded(worst->window_end_hours * 3600))};
+    case GateMetric::lost_work:
+      return {metrics.lost_work, note};
+    case GateMetric::deadline_slo:
+      if (!metrics.deadline_slo) return {std::nullopt, "no deadline jobs"};
+      return {*metrics.deadline_slo,
+              fmt::format("{} of {} deadline jobs", metrics.all.deadline_met, metrics.all.deadline_jobs)};
+    case GateMetric::occupancy:
+      return {metrics.occupancy, note};
+    case GateMetric::fragmentation:
+      return {metrics.fragmentation, note};
+    case GateMetric::unassigned_share:
+      return {metrics.unassigned_share, note};
+    case GateMetric::p50_wait:
+      return of_jobs(&GroupMetrics::p50_wait);
+    case GateMetric::p90_wait:
+      return of_jobs(&GroupMetrics::p90_wait);
+    case GateMetric::max_wait:
+      return of_jobs(&GroupMetrics::max_wait);
+    case GateMetric::time_to_first_progress:
+      return of_jobs(&GroupMetrics::p90_first_progress);
   }
-  if (metric == "lost_work") return {metrics.lost_work, "of GPU-time used"};
-  if (metric == "occupancy") return {metrics.occupancy, "of GPU-time on up nodes"};
-  if (metric == "fragmentation") return {metrics.fragmentation, "of free GPU-time"};
-  if (metric == "unassigned_share") return {metrics.unassigned_share, "of GPU-time delivered"};
-  if (metric == "deadline_slo") {
-    if (!metrics.deadline_slo) return {std::nullopt, "no deadline jobs"};
-    return {*metrics.deadline_slo,
-            fmt::format("{} of {} deadline jobs", metrics.all.deadline_met, metrics.all.deadline_jobs)};
-  }
-  const GroupMetrics* group = class_group(metrics, gate.subject);
-  if (!group || group->jobs == 0) return {std::nullopt, fmt::format("no `{}` jobs", gate.subject)};
-  const std::string jobs = fmt::format("{} jobs", group->jobs);
-  if (metric == "p50_wait") return {group->p50_wait, jobs};
-  if (metric == "p90_wait") return {group->p90_wait, jobs};
-  if (metric == "max_wait") return {group->max_wait, jobs};
-  if (metric == "time_to_first_progress") return {group->p90_first_progress, jobs + ", p90"};
-  return {std::nullopt, fmt::format("unknown metric `{}`", metric)};
+  return {std::nullopt, ""};
 }
 
 // "61.0% was on jobs inside their protection, 22.0% was ...": each cause's
@@ -83,7 +100,7 @@ std::string cause_list(const ShortfallHours& hours, double total) {
     const double fraction = hours[c] / total;
     if (fraction < 0.005) continue;
     if (!parts.empty()) parts += ", ";
-    parts += fmt::format("{} {}", format_percent(fraction), shortfall_text(static_cast<Shortfall>(c)));
+    parts += fmt::format("{} {}", format_percent(fraction), kShortfallWords[c].text);
   }
   return parts;
 }
@@ -97,10 +114,6 @@ std::string shortfall_why(const WindowDelivery& worst) {
       "`{}` received {} of the {:.1f} unit-hours it was owed in its worst {}; of the {:.1f} it lacked, {}",
       worst.program, format_percent(worst.delivery), worst.owed,
       support::format_duration_rounded(worst.window_hours * 3600), lacked, cause_list(worst.shortfall, lacked));
-}
-
-bool is_wait_metric(const std::string& metric) {
-  return metric == "p50_wait" || metric == "p90_wait" || metric == "max_wait" || metric == "time_to_first_progress";
 }
 
 // What the cluster's capacity was doing while jobs of the classes `wanted`
@@ -151,38 +164,6 @@ std::string deadline_why(const PolicyTables& tables, const PolicyMetrics& metric
 
 }  // namespace
 
-const char* shortfall_text(Shortfall cause) {
-  switch (cause) {
-    case Shortfall::free:
-      return "was free or held for another waiting job";
-    case Shortfall::not_taken:
-      return "was on jobs preemption could stop but did not";
-    case Shortfall::grace:
-      return "was on jobs stopping in their grace";
-    case Shortfall::protected_:
-      return "was on jobs inside their protection";
-    case Shortfall::not_preemptible:
-      return "was on jobs that may not be preempted";
-  }
-  return "";
-}
-
-const char* shortfall_key(Shortfall cause) {
-  switch (cause) {
-    case Shortfall::free:
-      return "free";
-    case Shortfall::not_taken:
-      return "not_taken";
-    case Shortfall::grace:
-      return "grace";
-    case Shortfall::protected_:
-      return "protected";
-    case Shortfall::not_preemptible:
-      return "not_preemptible";
-  }
-  return "";
-}
-
 std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& result, double window_seconds) {
   const Timeline& timeline = result.timeline;
   const std::size_t buckets = timeline.capacity_gpu_seconds.size();
@@ -226,16 +207,16 @@ std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyM
     verdict.gate = gate;
     verdict.text = gate_text(gate);
     std::optional<WindowDelivery> worst;
-    if (gate.metric == "share_delivery") worst = gate_window(gate, tables, metrics, result);
+    if (gate.metric == GateMetric::share_delivery) worst = gate_window(gate, tables, metrics, result);
     auto [value, detail] = measured(gate, metrics, worst);
     verdict.value = value;
     verdict.detail = std::move(detail);
     verdict.passed = !value || compare(*value, gate.op, gate.threshold);
     if (!verdict.passed && worst) {
       verdict.why = shortfall_why(*worst);
-    } else if (!verdict.passed && is_wait_metric(gate.metric)) {
+    } else if (!verdict.passed && gate_metric_info(gate.metric).takes_class) {  // the wait metrics
       verdict.why = wait_why(gate, tables, result);
-    } else if (!verdict.passed && gate.metric == "deadline_slo") {
+    } else if (!verdict.passed && gate.metric == GateMetric::deadline_slo) {
       verdict.why = deadline_why(tables, metrics, result);
     }
     gates.push_back(std::move(verdict));

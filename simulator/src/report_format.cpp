@@ -22,22 +22,19 @@ std::string format_tick_duration(double seconds) { return threshold_duration(sec
 
 std::string format_percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
-bool is_percent_metric(const std::string& metric) {
-  return metric == "share_delivery" || metric == "lost_work" || metric == "deadline_slo" || metric == "occupancy" ||
-         metric == "fragmentation" || metric == "unassigned_share";
-}
+bool is_percent_metric(GateMetric metric) { return gate_metric_info(metric).unit == GateUnit::fraction; }
 
-std::string format_metric(const std::string& metric, double value) {
+std::string format_metric(GateMetric metric, double value) {
   return is_percent_metric(metric) ? format_percent(value) : support::format_duration_rounded(value);
 }
 
 std::string gate_text(const GateInfo& gate) {
-  std::string text = gate.metric;
+  std::string text(gate_metric_name(gate.metric));
   if (!gate.subject.empty()) text += " " + gate.subject;
   const std::string threshold = is_percent_metric(gate.metric)
                                     ? fmt::format("{:g}%", std::round(gate.threshold * 1e6) / 1e4)
                                     : threshold_duration(gate.threshold);
-  text += fmt::format(" {} {}", gate.op, threshold);
+  text += fmt::format(" {} {}", gate_op_text(gate.op), threshold);
   if (gate.window) text += " over " + threshold_duration(*gate.window);
   return text;
 }

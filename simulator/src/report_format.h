@@ -18,8 +18,8 @@ std::string format_percent(double fraction);
 // A gate as written in a policy: "p90_wait debug <= 5m", "share_delivery >= 95% over 7d".
 std::string gate_text(const GateInfo& gate);
 // Whether a gate's metric is a fraction (the others are durations).
-bool is_percent_metric(const std::string& metric);
+bool is_percent_metric(GateMetric metric);
 // A value of a gate's metric for people.
-std::string format_metric(const std::string& metric, double value);
+std::string format_metric(GateMetric metric, double value);
 
 }  // namespace allot::simulator

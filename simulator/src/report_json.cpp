@@ -28,11 +28,10 @@ Json fixed_list(const std::vector<double>& values, int decimals = 4) {
 
 Json optional_number(const std::optional<double>& value) { return value ? Json(fixed(*value)) : Json(nullptr); }
 
-// Unit-hours by Shortfall cause, keyed by shortfall_key.
+// Unit-hours by Shortfall cause, keyed by its JSON key.
 Json shortfall_json(const ShortfallHours& hours) {
   Json json = Json::object();
-  for (std::size_t c = 0; c < kShortfallCauses; ++c)
-    json[shortfall_key(static_cast<Shortfall>(c))] = fixed(hours[c], 3);
+  for (std::size_t c = 0; c < kShortfallCauses; ++c) json[kShortfallWords[c].key] = fixed(hours[c], 3);
   return json;
 }
 
@@ -65,9 +64,9 @@ Json group_json(const GroupMetrics& group) {
 
 Json gate_json(const GateResult& gate) {
   return Json{{"gate", gate.text},
-              {"metric", gate.gate.metric},
+              {"metric", gate_metric_name(gate.gate.metric)},
               {"subject", gate.gate.subject.empty() ? Json(nullptr) : Json(gate.gate.subject)},
-              {"op", gate.gate.op},
+              {"op", gate_op_text(gate.gate.op)},
               {"threshold", fixed(gate.gate.threshold)},
               {"window_s", optional_number(gate.gate.window)},
               {"value", optional_number(gate.value)},

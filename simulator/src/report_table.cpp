@@ -57,9 +57,6 @@ void program_rows(const ScenarioReport& scenario, Table& table) {
 
 // What held the capacity programs below their share lacked, summed over programs.
 void shortfall_rows(const ScenarioReport& scenario, Table& table) {
-  static const char* const kLabels[kShortfallCauses] = {"  free or held for a waiting job",
-                                                        "  on jobs preemption could stop", "  on jobs in their grace",
-                                                        "  on protected jobs", "  on jobs never preempted"};
   table.section("undelivered to programs (unit-h), by what held it");
   table.row("  all", cells(scenario, [](const PolicyMetrics& m) {
               double total = 0;
@@ -69,7 +66,7 @@ void shortfall_rows(const ScenarioReport& scenario, Table& table) {
               return fmt::format("{:.1f}", total);
             }));
   for (std::size_t c = 0; c < kShortfallCauses; ++c) {
-    table.row(kLabels[c], cells(scenario, [&](const PolicyMetrics& m) {
+    table.row(fmt::format("  {}", kShortfallWords[c].label), cells(scenario, [&](const PolicyMetrics& m) {
                 double part = 0, total = 0;
                 for (const GroupMetrics& group : m.programs) {
                   if (!group.share) continue;

@@ -32,7 +32,8 @@ SweepResult sweep_result(const PolicyMetrics& metrics) {
   result.occupancy = metrics.occupancy;
   result.gates = static_cast<int>(metrics.gates.size());
   for (const GateResult& gate : metrics.gates) {
-    if (gate.gate.metric == "share_delivery" && !result.delivery_gate) result.delivery_gate = gate.gate.threshold;
+    if (gate.gate.metric == GateMetric::share_delivery && !result.delivery_gate)
+      result.delivery_gate = gate.gate.threshold;
     if (gate.passed) {
       ++result.gates_passed;
     } else {

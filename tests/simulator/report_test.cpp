@@ -130,7 +130,7 @@ PolicyMetrics policy_metrics(const std::string& name, double all_p90, double deb
   metrics.lost_work = 0.01;
   GateResult gate;
   gate.text = "p90_wait debug <= 5m";
-  gate.gate.metric = "p90_wait";
+  gate.gate.metric = GateMetric::p90_wait;
   gate.value = debug_p90;
   gate.passed = gate_passed;
   metrics.gates = {gate};

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -207,13 +208,42 @@ struct JobOutcome {
 // (past protection, preemptible, requeueable) but did not, those stopping in
 // their grace, those inside their protection, those that may never be
 // preempted. docs/REPLAY.md "Why a program was short".
-enum class Shortfall { free, not_taken, grace, protected_, not_preemptible };
-inline constexpr std::size_t kShortfallCauses = 5;
+//
+// X(cause, key, text, label): each cause's key in JSON, its words in a failed
+// gate's why ("61.0% was on jobs inside their protection") and its row of the
+// terminal table.
+// clang-format off
+#define ALLOT_SHORTFALL_CAUSES(X) \
+  X(free, "free", "was free or held for another waiting job", "free or held for a waiting job") \
+  X(not_taken, "not_taken", "was on jobs preemption could stop but did not", "on jobs preemption could stop") \
+  X(grace, "grace", "was on jobs stopping in their grace", "on jobs in their grace") \
+  X(protected_, "protected", "was on jobs inside their protection", "on protected jobs") \
+  X(not_preemptible, "not_preemptible", "was on jobs that may not be preempted", "on jobs never preempted")
+// clang-format on
+
+enum class Shortfall {
+#define ALLOT_SHORTFALL_ENUM(cause, key, text, label) cause,
+  ALLOT_SHORTFALL_CAUSES(ALLOT_SHORTFALL_ENUM)
+#undef ALLOT_SHORTFALL_ENUM
+};
+
+// How a Shortfall cause is written.
+struct ShortfallWords {
+  Shortfall cause;
+  const char* key;
+  const char* text;
+  const char* label;
+};
+
+// The causes' words, in enum order (row c for ShortfallHours[c]).
+inline constexpr std::array kShortfallWords = {
+#define ALLOT_SHORTFALL_WORDS(cause, key, text, label) ShortfallWords{Shortfall::cause, key, text, label},
+    ALLOT_SHORTFALL_CAUSES(ALLOT_SHORTFALL_WORDS)
+#undef ALLOT_SHORTFALL_WORDS
+};
+
+inline constexpr std::size_t kShortfallCauses = kShortfallWords.size();
 using ShortfallHours = std::array<double, kShortfallCauses>;  // unit-hours, by Shortfall
-// "free or held for a waiting job", "past protection, not taken", ... for reports.
-const char* shortfall_text(Shortfall cause);
-// "free", "not_taken", "grace", "protected", "not_preemptible" for JSON.
-const char* shortfall_key(Shortfall cause);
 
 // Per-bucket totals over the replay; bucket i covers [start + i*bucket, +bucket).
 struct Timeline {

@@ -1,6 +1,6 @@
 // Compiled policies: a checked policy turned into callable code plus the
 // constant tables the runtime needs (tree, classes, exceptions, unit, window).
-// Header-only (allot_policy_abi, with abi.h, date.h and diagnostic.h): all the
+// Header-only (allot_policy_abi, with abi.h, date.h, gates.h and diagnostic.h): all the
 // runtime sees of the compiler. Compiling a policy is allot/compile.h (allot_backend).
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "allot/abi.h"
 #include "allot/date.h"
+#include "allot/gates.h"
 
 namespace allot {
 
@@ -84,9 +85,9 @@ struct UnitInfo {
 };
 
 struct GateInfo {
-  std::string metric;
-  std::string subject;   // a class name, or ""
-  std::string op;        // ">=", "<=", ">", "<"
+  GateMetric metric = GateMetric::share_delivery;
+  std::string subject;  // a class name, or ""
+  GateOp op = GateOp::at_least;
   double threshold = 0;  // in abi units (fraction, seconds)
   std::optional<double> window;
 };

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "allot/gates.h"
 #include "check/tree_index.h"
 #include "check/tree_levels.h"
 
@@ -227,9 +228,10 @@ double literal_in_abi_units(const ast::Expr& literal) {
 
 GateInfo lower_gate(const ast::Gate& gate) {
   GateInfo info;
-  info.metric = gate.metric;
+  // The checker refused any metric or operator the tables do not hold.
+  info.metric = find_gate_metric(gate.metric)->metric;
   info.subject = gate.subject.value_or("");
-  info.op = gate.op;
+  info.op = *find_gate_op(gate.op);
   if (gate.threshold) info.threshold = literal_in_abi_units(*gate.threshold);
   info.window = gate.window_seconds;
   return info;

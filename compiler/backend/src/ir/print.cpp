@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "allot/frontend.h"
-#include "check/schema.h"
+#include "allot/gates.h"
 #include "columns.h"
 #include "ir.h"
 
@@ -142,10 +142,10 @@ std::string exception_text(const ExceptionInfo& exception) {
 }
 
 std::string gate_text(const GateInfo& gate) {
-  std::string text = "  " + gate.metric + (gate.subject.empty() ? "" : " " + gate.subject);
-  const GateMetricSchema* metric = find_gate_metric(gate.metric);
-  const bool seconds = metric && metric->type == Type::duration;
-  text += fmt::format(" {} {}{}", gate.op, gate.threshold, seconds ? "s" : "");
+  const GateMetricInfo& metric = gate_metric_info(gate.metric);
+  std::string text = fmt::format("  {}{}", metric.name, gate.subject.empty() ? "" : " " + gate.subject);
+  const bool seconds = metric.unit == GateUnit::seconds;
+  text += fmt::format(" {} {}{}", gate_op_text(gate.op), gate.threshold, seconds ? "s" : "");
   return text + (gate.window ? fmt::format(" over {}s\n", *gate.window) : "\n");
 }
 

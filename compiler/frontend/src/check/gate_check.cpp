@@ -5,8 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "allot/gates.h"
 #include "check_context.h"
-#include "schema.h"
 #include "suggest.h"
 #include "typing.h"
 
@@ -35,7 +35,7 @@ Type literal_type(const ast::Expr& literal) {
 template <typename Predicate>
 std::string metric_list(Predicate wanted) {
   std::vector<std::string> names;
-  for (const auto& metric : gate_metrics()) {
+  for (const auto& metric : kGateMetrics) {
     if (wanted(metric)) names.emplace_back(metric.name);
   }
   std::string list;
@@ -55,13 +55,18 @@ std::string compact_duration(double seconds) {
   return fmt::format("{}s", seconds);
 }
 
+// The type a metric's threshold is written in.
+Type threshold_type(const GateMetricInfo& metric) {
+  return metric.unit == GateUnit::fraction ? Type::percent : Type::duration;
+}
+
 void check_operator(const ast::Gate& gate, const CheckContext& context) {
-  if (gate.op != "==" && gate.op != "!=") return;
+  if (find_gate_op(gate.op)) return;
   context.diagnostics.error(DiagnosticCode::invalid_gate, gate.op_span, fmt::format("a gate cannot use `{}`", gate.op))
       .help("a gate is a threshold: write `>=` for a minimum or `<=` for a maximum");
 }
 
-void check_subject(const ast::Gate& gate, const GateMetricSchema& metric, const Scope& scope,
+void check_subject(const ast::Gate& gate, const GateMetricInfo& metric, const Scope& scope,
                    const CheckContext& context) {
   if (!gate.subject) return;
   if (!metric.takes_class) {
@@ -69,7 +74,7 @@ void check_subject(const ast::Gate& gate, const GateMetricSchema& metric, const 
         .error(DiagnosticCode::invalid_gate, gate.subject_span,
                fmt::format("`{}` is not measured per class", gate.metric))
         .help(fmt::format("remove `{}`; a class applies only to {}", *gate.subject,
-                          metric_list([](const GateMetricSchema& m) { return m.takes_class; })));
+                          metric_list([](const GateMetricInfo& m) { return m.takes_class; })));
     return;
   }
   if (scope.classes.count(*gate.subject)) return;
@@ -80,18 +85,19 @@ void check_subject(const ast::Gate& gate, const GateMetricSchema& metric, const 
       .help(suggest(*gate.subject, classes));
 }
 
-void check_threshold(const ast::Gate& gate, const GateMetricSchema& metric, const CheckContext& context) {
+void check_threshold(const ast::Gate& gate, const GateMetricInfo& metric, const CheckContext& context) {
   if (!gate.threshold) return;
   const Type threshold = literal_type(*gate.threshold);
-  if (threshold == metric.type) return;
+  const Type wanted = threshold_type(metric);
+  if (threshold == wanted) return;
   context.diagnostics
       .error(DiagnosticCode::type_mismatch, gate.threshold->span,
-             fmt::format("the threshold of `{}` must be a `{}`, not `{}`", gate.metric, type_name(metric.type),
+             fmt::format("the threshold of `{}` must be a `{}`, not `{}`", gate.metric, type_name(wanted),
                          type_name(threshold)))
-      .help(literal_unit_help(metric.type, threshold, *gate.threshold));
+      .help(literal_unit_help(wanted, threshold, *gate.threshold));
 }
 
-void check_window(const ast::Gate& gate, const GateMetricSchema& metric, const CheckContext& context) {
+void check_window(const ast::Gate& gate, const GateMetricInfo& metric, const CheckContext& context) {
   if (!gate.window_seconds) return;
   if (metric.takes_window) {
     return check_whole_hours(*gate.window_seconds, gate.window_span, fmt::format("the window of `{}`", gate.metric),
@@ -101,15 +107,15 @@ void check_window(const ast::Gate& gate, const GateMetricSchema& metric, const C
       .error(DiagnosticCode::invalid_gate, gate.window_span,
              fmt::format("`{}` is not measured over a window", gate.metric))
       .help(fmt::format("remove `over {}`; a window applies only to {}", compact_duration(*gate.window_seconds),
-                        metric_list([](const GateMetricSchema& m) { return m.takes_window; })));
+                        metric_list([](const GateMetricInfo& m) { return m.takes_window; })));
 }
 
 void check_gate(const ast::Gate& gate, const Scope& scope, const CheckContext& context) {
   check_operator(gate, context);
-  const GateMetricSchema* metric = find_gate_metric(gate.metric);
+  const GateMetricInfo* metric = find_gate_metric(gate.metric);
   if (!metric) {
     std::vector<std::string> names;
-    for (const auto& known : gate_metrics()) names.emplace_back(known.name);
+    for (const auto& known : kGateMetrics) names.emplace_back(known.name);
     context.diagnostics
         .error(DiagnosticCode::unknown_gate, gate.metric_span, fmt::format("unknown gate metric `{}`", gate.metric))
         .help(suggest(gate.metric, names));

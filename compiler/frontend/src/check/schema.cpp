@@ -77,22 +77,6 @@ constexpr std::array kQuantityTypes = {Type::number, Type::duration, Type::perce
 constexpr std::array kSignedTypes = {Type::number, Type::duration, Type::percent};
 constexpr std::array kNumberTypes = {Type::number};
 
-constexpr std::array kGateMetrics = {
-    GateMetricSchema{"share_delivery", Type::percent, true, false,
-                     "worst delivered/entitled share of a program with sustained demand"},
-    GateMetricSchema{"lost_work", Type::percent, false, false, "GPU-time lost to preemption, of all GPU-time"},
-    GateMetricSchema{"deadline_slo", Type::percent, false, false, "deadline jobs that finished in time"},
-    GateMetricSchema{"occupancy", Type::percent, false, false, "GPU-time running a job, of all GPU-time"},
-    GateMetricSchema{"fragmentation", Type::percent, false, false,
-                     "free GPUs that no pending job could use, of all free GPUs"},
-    GateMetricSchema{"unassigned_share", Type::percent, false, false, "GPU-time charged as unassigned capacity"},
-    GateMetricSchema{"p50_wait", Type::duration, false, true, "median time from submission to start"},
-    GateMetricSchema{"p90_wait", Type::duration, false, true, "90th-percentile time from submission to start"},
-    GateMetricSchema{"max_wait", Type::duration, false, true, "longest time from submission to start"},
-    GateMetricSchema{"time_to_first_progress", Type::duration, false, true,
-                     "time from submission to the first checkpoint or completion"},
-};
-
 template <typename Entry>
 const Entry* find_by_name(std::span<const Entry> entries, std::string_view name) {
   auto it = std::find_if(entries.begin(), entries.end(), [&](const Entry& entry) { return entry.name == name; });
@@ -135,9 +119,5 @@ std::span<const Type> accepted_argument_types(ArgumentRule rule) {
   }
   return {};
 }
-
-std::span<const GateMetricSchema> gate_metrics() { return kGateMetrics; }
-
-const GateMetricSchema* find_gate_metric(std::string_view name) { return find_by_name(gate_metrics(), name); }
 
 }  // namespace allot

@@ -1,5 +1,6 @@
 // What a policy can read: the fields of `job`, `account` and `cluster`, the
-// names `rank` and `preempt` see, the builtin functions, and the gate metrics.
+// names `rank` and `preempt` see and the builtin functions (the gate metrics
+// are allot/gates.h's, shared with the simulator).
 //
 // This is the one table of that vocabulary. The checker reads it to type
 // expressions; the runtime ABI is generated from it, so a field is added here
@@ -65,20 +66,5 @@ const BuiltinSchema* find_builtin(std::string_view name);
 
 // The types each argument of `rule` may have.
 std::span<const Type> accepted_argument_types(ArgumentRule rule);
-
-// A metric `allot replay` measures for a gate.
-struct GateMetricSchema {
-  std::string_view name;
-  Type type;          // the unit of its threshold: percent or duration
-  bool takes_window;  // `over 7d`
-  bool takes_class;   // `p90_wait debug <= 5m`
-  std::string_view doc;
-};
-
-// Every gate metric.
-std::span<const GateMetricSchema> gate_metrics();
-
-// The gate metric `name`, or nullptr.
-const GateMetricSchema* find_gate_metric(std::string_view name);
 
 }  // namespace allot
