@@ -24,14 +24,9 @@ namespace {
 
 // Runs `allot ARGUMENTS` without executable memory; standard output and error together.
 Run run_without_executable_memory(const std::vector<std::string>& arguments) {
-  int pipe_fds[2];
-  REQUIRE(pipe(pipe_fds) == 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    close(pipe_fds[0]);
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
+  const allot_test::ChildRun child = allot_test::run_in_child([&](int out) {
+    dup2(out, STDOUT_FILENO);
+    dup2(out, STDERR_FILENO);
     const int null = open("/dev/null", O_RDONLY);
     dup2(null, STDIN_FILENO);
     std::vector<char*> argv{const_cast<char*>(ALLOT_BINARY)};
@@ -41,17 +36,9 @@ Run run_without_executable_memory(const std::vector<std::string>& arguments) {
     setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
     execv(ALLOT_BINARY, argv.data());
     _exit(91);
-  }
-  close(pipe_fds[1]);
-  Run run;
-  char buffer[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
-    run.out.append(buffer, static_cast<std::size_t>(n));
-  close(pipe_fds[0]);
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  });
+  REQUIRE(child.started);
+  return Run{WIFEXITED(child.status) ? WEXITSTATUS(child.status) : -1, child.output};
 }
 
 }  // namespace

@@ -10,11 +10,14 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 
 namespace allot_test {
 
@@ -59,6 +62,35 @@ inline bool forbid_executable_memory() {
   sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
   return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
+}
+
+// What a child process wrote to its pipe, and how it ended.
+struct ChildRun {
+  bool started = false;  // the pipe and the fork worked
+  std::string output;
+  int status = 0;  // as waitpid reports it
+};
+
+// Forks: the child runs `child(write_fd)` and exits 0 unless it exits first
+// (or execs); the parent reads all the child writes to `write_fd` and waits for it.
+inline ChildRun run_in_child(const std::function<void(int write_fd)>& child) {
+  ChildRun run;
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return run;
+  const pid_t pid = fork();
+  if (pid < 0) return run;
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    child(pipe_fds[1]);
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+    run.output.append(buffer, static_cast<std::size_t>(n));
+  close(pipe_fds[0]);
+  run.started = waitpid(pid, &run.status, 0) == pid;
+  return run;
 }
 
 }  // namespace allot_test

@@ -242,7 +242,7 @@ bool CycleRun::backfill(const PendingJob& job, std::size_t position) {
   const std::optional<BackfillChoice> choice = backfill_.plan(job, capacity_);
   if (!choice) return false;
   Decision& decision = start(job, position, choice->nodes, backfilled(*choice));
-  if (!choice->held_for.empty() && choice->yields_at) decision.contract.yields_at = choice->yields_at;
+  if (choice->yields_at) decision.contract.yields_at = choice->yields_at;
   return true;
 }
 

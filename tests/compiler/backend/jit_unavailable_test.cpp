@@ -69,29 +69,18 @@ TEST_CASE("without executable memory the JIT is unavailable: a warning, the inte
   REQUIRE(jit.policy->engine() == Engine::jit);
   const std::string expected_ranks = ranks_of(*jit.policy);
 
-  int pipe_fds[2];
-  REQUIRE(pipe(pipe_fds) == 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    close(pipe_fds[0]);
+  const allot_test::ChildRun child = allot_test::run_in_child([](int out) {
     const std::string report = compile_without_executable_memory();
     std::size_t written = 0;
     while (written < report.size()) {
-      const ssize_t n = write(pipe_fds[1], report.data() + written, report.size() - written);
+      const ssize_t n = write(out, report.data() + written, report.size() - written);
       if (n <= 0) _exit(3);
       written += static_cast<std::size_t>(n);
     }
-    _exit(0);
-  }
-  close(pipe_fds[1]);
-  std::string report;
-  char buffer[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
-    report.append(buffer, static_cast<std::size_t>(n));
-  close(pipe_fds[0]);
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
+  });
+  REQUIRE(child.started);
+  const std::string& report = child.output;
+  const int status = child.status;
   INFO(report);
   // LLVM must return an error, never abort the process (a scheduler on a hardened host).
   REQUIRE(WIFEXITED(status));
