@@ -106,6 +106,7 @@ struct SlurmArguments {
   bool once = false;
   bool dry_run = false;
   std::string audit;           // append JSON lines here, if set
+  std::string snapshot;        // write the state each pass scheduled here, if set
   std::string now;             // YYYY-MM-DD for policy checks, empty for today
   std::string engine = "jit";  // jit or interp
 };

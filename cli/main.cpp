@@ -231,6 +231,10 @@ int main(int argc, char** argv) {
   slurm_command->add_flag("--once", slurm.once, "Run one pass and exit");
   slurm_command->add_flag("--dry-run", slurm.dry_run, "Print the decisions; write nothing to Slurm or the ledger");
   slurm_command->add_option("--audit", slurm.audit, "Append audit records to this file (JSON lines)")->check(kPath);
+  slurm_command
+      ->add_option("--snapshot", slurm.snapshot,
+                   "Write the state each pass scheduled to this file (for allot explain and allot shares)")
+      ->check(kPath);
   slurm_command->add_option("--now", slurm.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
   slurm_command->add_option("--engine", slurm.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));

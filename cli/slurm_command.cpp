@@ -1,10 +1,13 @@
 // `allot slurm`: the reconcile loop that makes a real slurmctld follow a
 // policy (docs/SLURM.md). One pass every --interval; SIGHUP or an edit of the
-// policy file reloads it: the new policy is compiled and checked on another
-// thread while passes go on with the old one, then swapped in between two
-// passes. A policy that fails to compile, or names accounts the mapping file
-// lacks, is refused with its diagnostics and the old one keeps running.
-// SIGTERM or SIGINT ends the loop after the pass in progress.
+// policy file or the mapping file reloads both: they are read, compiled and
+// checked together on another thread while passes go on with the old pair,
+// then swapped together between two passes, or neither is (a refused pair is
+// logged and audited with its diagnostics, and the old pair keeps running).
+// Dates of the policy's governance that pass (a review, an exception's
+// expiry) are loud warnings, never a reason to stop scheduling.
+// SIGTERM or SIGINT ends the loop after the pass in progress, or 2 s after it
+// when that pass waits on a controller that does not answer (Loop::reconcile).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -12,9 +15,12 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <ctime>
 #include <future>
 #include <iostream>
+#include <set>
+#include <system_error>
 #include <thread>
 
 #include "allot/audit.h"
@@ -25,6 +31,7 @@
 #include "allot/hot_swap.h"
 #include "allot/policy_slot.h"
 #include "allot/slurm.h"
+#include "allot/snapshot.h"
 #include "commands.h"
 #include "io_paths.h"
 
@@ -121,16 +128,15 @@ void print_decisions(const slurm::PassReport& report, bool dry_run) {
 // The cycle's starts and preemptions (runtime/audit.h records; skips would
 // repeat every pending job every pass), the contracts recorded and the writes
 // to Slurm: one JSON object a line, appended in one write per pass.
-std::optional<std::string> write_audit(runtime::AuditLog& audit, const slurm::PassReport& report, bool dry_run) {
+void append_pass_records(std::string& lines, const slurm::PassReport& report, bool dry_run) {
   runtime::CycleResult decided = report.cycle;
   std::erase_if(decided.decisions,
                 [](const runtime::Decision& decision) { return decision.kind == runtime::DecisionKind::skip; });
-  std::string lines = runtime::audit_lines(decided, report.inventory);
+  lines += runtime::audit_lines(decided, report.inventory);
   for (const slurm::ObservedStart& start : report.starts) lines += slurm::start_json(start, report.now) + "\n";
   for (const slurm::Action& action : report.actions) {
     lines += slurm::action_json(action, report.now, report.policy_hash, dry_run) + "\n";
   }
-  return audit.append_lines(lines);
 }
 
 std::string pass_summary(const slurm::PassReport& report) {
@@ -148,54 +154,89 @@ std::string pass_summary(const slurm::PassReport& report) {
       refused ? fmt::format(" ({} refused by Slurm)", refused) : "", report.charged);
 }
 
-// What a reload ended with: a line for the log, and the text it was about.
+// What a reload read and compiled off the passes, to be installed between two.
 struct Reload {
-  std::string message;
-  std::string source;
-  bool swapped = false;
+  std::string policy_text, map_text;  // as read before loading, to notice the next edit
+  std::optional<slurm::JobMap> map;   // empty when the mapping file was refused
+  std::string map_error;
+  runtime::SwapCandidate candidate;  // compiled against `map`
 };
+
+// One line per diagnostic for the audit log: "file:line:column: error[code]: message".
+std::vector<std::string> diagnostic_lines(const std::vector<Diagnostic>& diagnostics) {
+  std::vector<std::string> lines;
+  for (const Diagnostic& d : diagnostics) {
+    lines.push_back(fmt::format("{}:{}:{}: {}[{}]: {}", d.span.file, d.span.line, d.span.column,
+                                d.severity == Severity::error ? "error" : "warning", d.code, d.message));
+  }
+  return lines;
+}
+
+// Warnings of a policy allowed to run (a review date that passed, ...), for the log.
+void log_warnings(const std::vector<Diagnostic>& diagnostics) {
+  for (const std::string& line : diagnostic_lines(diagnostics)) {
+    if (line.find(": warning[") != std::string::npos) log(line);
+  }
+}
 
 class Loop {
  public:
-  Loop(const SlurmArguments& arguments, CompileOptions options, slurm::JobMap map,
-       std::shared_ptr<const CompiledPolicy> first, std::string first_source)
+  Loop(const SlurmArguments& arguments, CompileOptions options, std::optional<Date> today, slurm::Adapter& adapter,
+       runtime::AuditLog* audit, std::shared_ptr<const CompiledPolicy> first, std::string policy_text,
+       std::string map_text)
       : arguments_(arguments),
         options_(std::move(options)),
-        map_(std::move(map)),
+        today_(today),
+        adapter_(adapter),
+        audit_(audit),
         slot_(std::move(first)),
-        running_source_(std::move(first_source)) {}
+        running_policy_(std::move(policy_text)),
+        running_map_(std::move(map_text)) {}
 
   // Runs passes until stopped (or once); the exit code.
-  int run(slurm::Adapter& adapter, runtime::AuditLog* audit);
+  int run();
 
  private:
   void start_reload(const char* why);
   void finish_reload();
+  void install(Reload reload, slurm::Seconds now);
+  void say_governance(const CompiledPolicy& policy, slurm::Seconds now);
+  bool audit(const std::string& lines, slurm::Seconds now);
+  void write_snapshot(const slurm::PassReport& report);
+  Expected<slurm::PassReport, std::string> reconcile(const CompiledPolicy& policy, slurm::Seconds now);
 
   const SlurmArguments& arguments_;
   CompileOptions options_;
-  slurm::JobMap map_;
+  std::optional<Date> today_;  // --now: the governance clock; the pass's time otherwise
+  slurm::Adapter& adapter_;
+  runtime::AuditLog* audit_;
   runtime::PolicySlot slot_;
-  std::string running_source_;
-  std::string refused_source_;  // the last text refused, so an unchanged file is not retried every pass
+  std::string running_policy_, running_map_;  // the texts running now
+  std::string refused_policy_, refused_map_;  // the last pair refused, not retried until one changes
   std::future<Reload> reload_;
+  std::set<std::pair<std::string, std::string>> governance_said_;  // (code, subject) said for the running policy
+  std::int64_t governance_day_ = -1;                               // the day the notices were last repeated
+  int failures_ = 0;
 };
 
-// Compiles and checks on its own thread, then swaps: passes go on meanwhile.
+// Reads and compiles policy and map together on another thread: passes go on meanwhile.
 void Loop::start_reload(const char* why) {
   if (reload_.valid()) return;
-  log(fmt::format("reloading `{}` ({})", arguments_.policy, why));
+  log(fmt::format("reloading `{}` and `{}` ({})", arguments_.policy, arguments_.map, why));
   try {
     reload_ = std::async(std::launch::async, [this] {
-      std::string source = read_text(arguments_.policy);
-      // The one hot-swap path (allot/hot_swap.h): compiled and checked here, off the passes.
-      const runtime::SwapOutcome outcome = runtime::swap_from_file(slot_, arguments_.policy, options_, map_check(map_));
-      if (!outcome.swapped) {
-        std::string text = runtime::render_swap_outcome(outcome, {false});
-        while (!text.empty() && text.back() == '\n') text.pop_back();
-        return Reload{std::move(text), std::move(source), false};
+      Reload reload;
+      reload.policy_text = read_text(arguments_.policy);
+      reload.map_text = read_text(arguments_.map);
+      auto map = slurm::load_job_map(arguments_.map);
+      if (!map) {
+        reload.map_error = map.error().to_string();
+        return reload;
       }
-      return Reload{outcome.message + "; running jobs keep the contracts they started with", std::move(source), true};
+      // The one hot-swap path (allot/hot_swap.h), checked against the new map, swapped by install().
+      reload.candidate = runtime::compile_candidate(arguments_.policy, options_, map_check(*map));
+      reload.map = std::move(*map);
+      return reload;
     });
   } catch (const std::exception& failure) {  // no thread to be had: try again at the next change or SIGHUP
     log(fmt::format("cannot reload `{}` now: {}", arguments_.policy, failure.what()));
@@ -204,45 +245,160 @@ void Loop::start_reload(const char* why) {
 
 void Loop::finish_reload() {
   if (!reload_.valid() || reload_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-  Reload done;
+  Reload reload;
   try {
-    done = reload_.get();
+    reload = reload_.get();
   } catch (const std::exception& failure) {
-    // The old policy keeps running; the file is not retried until it changes.
-    done = Reload{
-        fmt::format("refused: {}; {} keeps running", failure.what(), slot_.current()->source_hash().substr(0, 12)),
-        read_text(arguments_.policy), false};
+    reload.policy_text = read_text(arguments_.policy);
+    reload.map_text = read_text(arguments_.map);
+    reload.candidate.refusal = failure.what();
   }
-  log(done.message);
-  (done.swapped ? running_source_ : refused_source_) = std::move(done.source);
+  install(std::move(reload), std::time(nullptr));
 }
 
-int Loop::run(slurm::Adapter& adapter, runtime::AuditLog* audit) {
+// Policy and map are swapped together, here, between two passes, or neither is.
+void Loop::install(Reload reload, slurm::Seconds now) {
+  const std::shared_ptr<const CompiledPolicy> running = slot_.current();
+  slurm::ReloadRecord record;
+  record.from_hash = running->source_hash();
+  record.policy_file = arguments_.policy;
+  record.map_file = arguments_.map;
+  record.policy_changed = reload.policy_text != running_policy_;
+  record.map_changed = reload.map_text != running_map_;
+  if (reload.map && reload.candidate.policy) {
+    const runtime::SwapOutcome outcome = slot_.swap_candidate(std::move(reload.candidate));
+    record.swapped = outcome.swapped;
+    record.generation = outcome.generation;
+    record.to_hash = outcome.policy_hash;
+    if (outcome.swapped) {
+      adapter_.set_map(std::move(*reload.map));
+      running_policy_ = std::move(reload.policy_text);
+      running_map_ = std::move(reload.map_text);
+      governance_said_.clear();
+      log(fmt::format("{}{}; running jobs keep the contracts they started with", outcome.message,
+                      record.map_changed ? " with the new mapping file" : ""));
+      log_warnings(outcome.diagnostics);
+    } else {
+      record.reason = outcome.message;
+      record.diagnostics = diagnostic_lines(outcome.diagnostics);
+    }
+  } else if (!reload.map) {
+    record.reason = "the mapping file: " + reload.map_error;
+  } else {
+    record.reason = reload.candidate.refusal;
+    record.diagnostics = diagnostic_lines(reload.candidate.diagnostics);
+    std::string text = render_text(reload.candidate.diagnostics, reload.candidate.sources, {false});
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (!text.empty()) log(text);
+  }
+  if (!record.swapped) {
+    record.generation = slot_.generation();
+    refused_policy_ = std::move(reload.policy_text);
+    refused_map_ = std::move(reload.map_text);
+    log(fmt::format("refused: {}; {} keeps running with its mapping file", record.reason,
+                    record.from_hash.substr(0, 12)));
+  }
+  audit(slurm::reload_json(record, now) + "\n", now);
+}
+
+// Dates of the policy's governance that have passed: loud in the log (when
+// first seen, and again each day) and in the audit log (once per policy), and
+// scheduling goes on. An expired exception has stopped applying by itself.
+void Loop::say_governance(const CompiledPolicy& policy, slurm::Seconds now) {
+  const slurm::Seconds clock = today_ ? slurm::Seconds{today_->days_since_epoch} * 86400 + 43200 : now;
+  const std::vector<runtime::GovernanceNotice> notices = runtime::governance_notices(policy.tables(), clock);
+  const std::int64_t day = clock / 86400;
+  const bool repeat = day != governance_day_;
+  governance_day_ = day;
+  std::string lines;
+  for (const runtime::GovernanceNotice& notice : notices) {
+    const bool first = governance_said_.insert({notice.code, notice.subject}).second;
+    if (first || repeat) {
+      log(fmt::format("WARNING governance: {} ({}); `allot check` refuses this policy, the adapter keeps scheduling",
+                      notice.message, notice.code));
+    }
+    if (first) lines += slurm::governance_json(notice, now, policy.source_hash()) + "\n";
+  }
+  if (!lines.empty()) audit(lines, now);
+}
+
+// The state the pass scheduled, for `allot explain` and `allot shares` on the
+// live cluster; written atomically (a reader never sees half a file). A
+// snapshot that cannot be written fails the pass, as an audit record does.
+void Loop::write_snapshot(const slurm::PassReport& report) {
+  if (arguments_.snapshot.empty()) return;
+  runtime::Snapshot snapshot;
+  snapshot.state = report.state;
+  if (auto problem = runtime::save_snapshot(snapshot, arguments_.snapshot)) {
+    ++failures_;
+    log(fmt::format("{} snapshot not written: {}", support::format_timestamp(report.now), *problem));
+  }
+}
+
+// One pass, on a thread of its own so that a stop is never held up by a
+// libslurm call waiting on a controller that does not answer (each waits up to
+// MessageTimeout, and a pass makes several). A stop during a pass waits
+// kStopGrace for it, then abandons it as `kill -9` would: the adapter is built
+// to be killed at any step (every charge is committed once, a signal or
+// requeue decided is finished by the next start), so nothing is lost or done twice.
+Expected<slurm::PassReport, std::string> Loop::reconcile(const CompiledPolicy& policy, slurm::Seconds now) {
+  constexpr auto kStopGrace = std::chrono::seconds(2);
+  std::future<Expected<slurm::PassReport, std::string>> pass;
+  try {
+    pass = std::async(std::launch::async, [&] { return adapter_.reconcile(policy, now); });
+  } catch (const std::system_error&) {  // no thread to be had: run it here
+    return adapter_.reconcile(policy, now);
+  }
+  std::optional<std::chrono::steady_clock::time_point> stop_seen;
+  while (pass.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    if (!stop_requested) continue;
+    if (!stop_seen) stop_seen = std::chrono::steady_clock::now();
+    if (std::chrono::steady_clock::now() - *stop_seen < kStopGrace) continue;
+    log("stopped during a pass still waiting on Slurm; the pass is abandoned as if killed: the next start "
+        "finishes what it decided, and charges nothing twice");
+    std::_Exit(1);
+  }
+  return pass.get();
+}
+
+// Appends records; a record that cannot be written fails the pass it belongs to.
+bool Loop::audit(const std::string& lines, slurm::Seconds now) {
+  if (audit_ == nullptr || lines.empty()) return true;
+  if (auto problem = audit_->append_lines(lines)) {
+    ++failures_;
+    log(fmt::format("{} audit not written: {}", support::format_timestamp(now), *problem));
+    return false;
+  }
+  return true;
+}
+
+int Loop::run() {
   const auto interval = std::chrono::seconds(*parse_interval(arguments_.interval));
-  int failures = 0;
   while (!stop_requested) {
     finish_reload();
     const auto started = std::chrono::steady_clock::now();
     const slurm::Seconds now = std::time(nullptr);
     const std::shared_ptr<const CompiledPolicy> policy = slot_.current();  // held for the whole pass
-    auto report = adapter.reconcile(*policy, now);
+    const int failures_before = failures_;
+    say_governance(*policy, now);
+    auto report = reconcile(*policy, now);
     if (!report) {
-      ++failures;
+      ++failures_;
       log(fmt::format("{} pass failed, nothing written to Slurm: {}", support::format_timestamp(now), report.error()));
     } else {
-      failures = 0;
       for (const std::string& note : report->notes) log(note);
       log(pass_summary(*report));
-      if (audit != nullptr) {
-        // The ledger is committed; a record that cannot be written is a failed pass.
-        if (auto problem = write_audit(*audit, *report, arguments_.dry_run)) {
-          ++failures;
-          log(fmt::format("{} audit not written: {}", support::format_timestamp(now), *problem));
-        }
+      // The ledger is committed; a record that cannot be written is a failed pass.
+      if (audit_ != nullptr) {
+        std::string lines;
+        append_pass_records(lines, *report, arguments_.dry_run);
+        audit(lines, now);
       }
+      write_snapshot(*report);
+      if (failures_ == failures_before) failures_ = 0;
       if (arguments_.dry_run || arguments_.once) print_decisions(*report, arguments_.dry_run);
     }
-    if (arguments_.once) return report && failures == 0 ? 0 : 1;
+    if (arguments_.once) return report && failures_ == 0 ? 0 : 1;
     slot_.release_retired();  // replaced policies are freed here, between passes, never under a cycle
     while (!stop_requested && std::chrono::steady_clock::now() - started < interval) {
       if (reload_requested) {
@@ -252,12 +408,14 @@ int Loop::run(slurm::Adapter& adapter, runtime::AuditLog* audit) {
       finish_reload();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    const std::string text = read_text(arguments_.policy);
-    if (text != running_source_ && text != refused_source_) start_reload("the file changed");
+    const std::string policy_text = read_text(arguments_.policy), map_text = read_text(arguments_.map);
+    const bool changed = policy_text != running_policy_ || map_text != running_map_;
+    const bool refused = policy_text == refused_policy_ && map_text == refused_map_;
+    if (changed && !refused) start_reload(policy_text != running_policy_ ? "the policy changed" : "the map changed");
   }
   if (reload_.valid()) reload_.wait();
   log("stopped");
-  return failures > 0 ? 1 : 0;
+  return failures_ > 0 ? 1 : 0;
 }
 
 }  // namespace
@@ -266,10 +424,15 @@ int run_slurm(const SlurmArguments& arguments) {
   CompileOptions options;
   options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
   if (!read_now(arguments.now, options.check.today)) return 2;
+  const std::optional<Date> today = options.check.today;
+  // A review date or an exception's expiry that passes never stops the
+  // scheduler (at start or at a reload): warnings here, errors in `allot check`.
+  options.check.passed_dates_are_warnings = true;
   if (!parse_interval(arguments.interval)) {
     std::cerr << "allot: --interval expects a duration like 5s, 2m or 1h, got `" << arguments.interval << "`\n";
     return 2;
   }
+  std::string map_text = read_text(arguments.map);  // read first: an edit after it is noticed
   auto map = slurm::load_job_map(arguments.map);
   if (!map) {
     std::cerr << "allot: " << map.error().to_string() << '\n';
@@ -288,6 +451,7 @@ int run_slurm(const SlurmArguments& arguments) {
   files.imports("--policy", files_read(first.sources));
   files.output("--ledger", arguments.ledger);
   files.output("--audit", arguments.audit);
+  files.output("--snapshot", arguments.snapshot);
   if (!check_files(files)) return 2;
   auto backend = slurm::connect_libslurm();
   if (!backend) {
@@ -313,8 +477,10 @@ int run_slurm(const SlurmArguments& arguments) {
                   first.policy->source_hash().substr(0, 12), arguments.ledger,
                   arguments.once ? "one pass" : "a pass every " + arguments.interval,
                   arguments.dry_run ? " (dry run: nothing is written)" : ""));
-  Loop loop(arguments, options, std::move(*map), std::move(first.policy), std::move(first_source));
-  return loop.run(**adapter, audit ? &*audit : nullptr);
+  log_warnings(first.diagnostics);
+  Loop loop(arguments, options, today, **adapter, audit ? &*audit : nullptr, std::move(first.policy),
+            std::move(first_source), std::move(map_text));
+  return loop.run();
 }
 
 }  // namespace allot::cli

@@ -105,6 +105,11 @@ Expected<PassReport, std::string> Adapter::reconcile(const CompiledPolicy& polic
   return run_pass(*state_, policy, now);
 }
 
+void Adapter::set_map(JobMap map) {
+  state_->map = std::move(map);
+  state_->noted.clear();
+}
+
 std::map<std::string, double> Adapter::usage(Seconds now) const {
   if (!state_->ledger) return {};
   return state_->ledger->ledger().usage_by_account(now);

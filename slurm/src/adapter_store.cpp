@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS slurm_debt (
   account TEXT    NOT NULL,
   hour    INTEGER NOT NULL,
   amount  REAL    NOT NULL,
+  owed    REAL    NOT NULL DEFAULT 0,
   PRIMARY KEY (account, hour)
 );
 CREATE TABLE IF NOT EXISTS slurm_meta (
@@ -52,7 +53,7 @@ CREATE TABLE IF NOT EXISTS slurm_meta (
 );
 )sql";
 
-void bind(const Statement& statement, int index, const std::variant<std::int64_t, double, std::string>& value) {
+void bind_value(const Statement& statement, int index, const std::variant<std::int64_t, double, std::string>& value) {
   sqlite3_stmt* s = statement.get();
   if (const auto* integer = std::get_if<std::int64_t>(&value)) sqlite3_bind_int64(s, index, *integer);
   if (const auto* real = std::get_if<double>(&value)) sqlite3_bind_double(s, index, *real);
@@ -93,7 +94,18 @@ Expected<std::unique_ptr<AdapterStore>, std::string> AdapterStore::open(const st
   for (const char* sql : {"PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"}) {
     if (auto error = connection.execute(sql)) return unexpected(fmt::format("state `{}`: {}", path, *error));
   }
-  auto error = store->transaction([&] { return connection.execute(kCreateSchema); });
+  auto error = store->transaction([&]() -> std::optional<std::string> {
+    if (auto failed = connection.execute(kCreateSchema)) return failed;
+    // A state file from before `owed` was kept: its hours count their debt as
+    // owed (a lower bound: what was delivered in them is not known).
+    if (!connection.prepare("SELECT owed FROM slurm_debt LIMIT 0")) {
+      if (auto failed = connection.execute("ALTER TABLE slurm_debt ADD COLUMN owed REAL NOT NULL DEFAULT 0")) {
+        return failed;
+      }
+      return connection.execute("UPDATE slurm_debt SET owed = amount");
+    }
+    return std::nullopt;
+  });
   if (!error) error = store->load();
   if (error) return unexpected(fmt::format("state `{}`: {}", path, *error));
   return store;
@@ -128,8 +140,10 @@ std::optional<std::string> AdapterStore::load() {
     });
   }
   if (!error) {
-    error = each_row(*db_, "SELECT account, hour, amount FROM slurm_debt", [&](sqlite3_stmt* row) {
-      debt_hours_[{column_text(row, 0), sqlite3_column_int64(row, 1)}] = sqlite3_column_double(row, 2);
+    error = each_row(*db_, "SELECT account, hour, amount, owed FROM slurm_debt", [&](sqlite3_stmt* row) {
+      const std::pair<std::string, Seconds> key{column_text(row, 0), sqlite3_column_int64(row, 1)};
+      if (const double debt = sqlite3_column_double(row, 2); debt != 0) debt_hours_[key] = debt;
+      if (const double owed = sqlite3_column_double(row, 3); owed != 0) owed_hours_[key] = owed;
     });
   }
   if (!error) {
@@ -142,7 +156,7 @@ std::optional<std::string> AdapterStore::load() {
 std::optional<std::string> AdapterStore::run(const char* sql, const std::vector<Value>& values) const {
   auto statement = db_->prepare(sql);
   if (!statement) return statement.error();
-  for (std::size_t i = 0; i < values.size(); ++i) bind(*statement, static_cast<int>(i + 1), values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i) bind_value(*statement, static_cast<int>(i + 1), values[i]);
   if (sqlite3_step(statement->get()) != SQLITE_DONE) return db_->last_error();
   return std::nullopt;
 }
@@ -212,14 +226,17 @@ std::optional<std::string> AdapterStore::set_first_submitted(
   return std::nullopt;
 }
 
-std::optional<std::string> AdapterStore::record_pass(Seconds now,
-                                                     const std::map<std::pair<std::string, Seconds>, double>& added,
-                                                     Seconds oldest_hour) {
+std::optional<std::string> AdapterStore::record_pass(Seconds now, const runtime::DebtHours& debt,
+                                                     const runtime::DebtHours& owed, Seconds oldest_hour) {
+  std::map<std::pair<std::string, Seconds>, std::pair<double, double>> rows;  // (debt, owed)
+  for (const auto& [key, amount] : debt) rows[key].first += amount;
+  for (const auto& [key, amount] : owed) rows[key].second += amount;
   auto error = transaction([&]() -> std::optional<std::string> {
-    for (const auto& [key, amount] : added) {
-      if (auto failed = run("INSERT INTO slurm_debt (account, hour, amount) VALUES (?1, ?2, ?3) "
-                            "ON CONFLICT (account, hour) DO UPDATE SET amount = amount + excluded.amount",
-                            {key.first, key.second, amount})) {
+    for (const auto& [key, amounts] : rows) {
+      if (auto failed = run("INSERT INTO slurm_debt (account, hour, amount, owed) VALUES (?1, ?2, ?3, ?4) "
+                            "ON CONFLICT (account, hour) DO UPDATE SET amount = amount + excluded.amount, "
+                            "owed = owed + excluded.owed",
+                            {key.first, key.second, amounts.first, amounts.second})) {
         return failed;
       }
     }
@@ -227,8 +244,11 @@ std::optional<std::string> AdapterStore::record_pass(Seconds now,
     return run("INSERT OR REPLACE INTO slurm_meta (key, value) VALUES ('last_pass', ?1)", {now});
   });
   if (error) return error;
-  for (const auto& [key, amount] : added) debt_hours_[key] += amount;
-  std::erase_if(debt_hours_, [&](const auto& entry) { return entry.first.second < oldest_hour; });
+  for (const auto& [key, amount] : debt) debt_hours_[key] += amount;
+  for (const auto& [key, amount] : owed) owed_hours_[key] += amount;
+  for (auto* hours : {&debt_hours_, &owed_hours_}) {
+    std::erase_if(*hours, [&](const auto& entry) { return entry.first.second < oldest_hour; });
+  }
   last_pass_ = now;
   return std::nullopt;
 }

@@ -2,7 +2,7 @@
 // file so a restarted adapter carries on where the last one stopped: the
 // contract each running job started under (a policy swap cannot take it
 // back), preemptions in progress (signalled, requeue due), each job's first
-// submission (Slurm resets it on requeue), and hourly debt per account.
+// submission (Slurm resets it on requeue), and hourly owed and debt per account.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "allot/accounting.h"
 #include "allot/cycle.h"
 #include "allot/expected.h"
 
@@ -58,7 +59,9 @@ class AdapterStore {
   const std::map<RunKey, StoredPreemption>& preemptions() const { return preemptions_; }
   const std::map<std::uint32_t, Seconds>& first_submitted() const { return first_submitted_; }
   // Unit-hours owed and not delivered, per leaf account and hour.
-  const std::map<std::pair<std::string, Seconds>, double>& debt_hours() const { return debt_hours_; }
+  const runtime::DebtHours& debt_hours() const { return debt_hours_; }
+  // Unit-hours owed (delivered or not), per leaf account and hour.
+  const runtime::DebtHours& owed_hours() const { return owed_hours_; }
   std::optional<Seconds> last_pass() const { return last_pass_; }
 
   // Each write is its own transaction and updates memory after it commits.
@@ -66,8 +69,9 @@ class AdapterStore {
   std::optional<std::string> add_preemption(const RunKey& run, const StoredPreemption& preemption);
   std::optional<std::string> remove_preemption(const RunKey& run);
   std::optional<std::string> set_first_submitted(const std::vector<std::pair<std::uint32_t, Seconds>>& jobs);
-  // Adds debt to the hours given, records the pass time and drops hours before `oldest_hour`.
-  std::optional<std::string> record_pass(Seconds now, const std::map<std::pair<std::string, Seconds>, double>& added,
+  // Adds debt and owed amounts to the hours given, records the pass time and
+  // drops hours before `oldest_hour`.
+  std::optional<std::string> record_pass(Seconds now, const runtime::DebtHours& debt, const runtime::DebtHours& owed,
                                          Seconds oldest_hour);
   // Forgets every job not in `alive` (Slurm no longer knows it).
   std::optional<std::string> forget_except(const std::vector<std::uint32_t>& alive);
@@ -86,7 +90,8 @@ class AdapterStore {
   std::map<RunKey, StoredContract> contracts_;
   std::map<RunKey, StoredPreemption> preemptions_;
   std::map<std::uint32_t, Seconds> first_submitted_;
-  std::map<std::pair<std::string, Seconds>, double> debt_hours_;
+  runtime::DebtHours debt_hours_;
+  runtime::DebtHours owed_hours_;
   std::optional<Seconds> last_pass_;
 };
 

@@ -57,4 +57,38 @@ std::string start_json(const ObservedStart& start, Seconds now) {
   return runtime::audit::dump(record, -1);
 }
 
+std::string reload_json(const ReloadRecord& reload, Seconds now) {
+  const bool only_map = reload.swapped && !reload.policy_changed;
+  Json record{{"time", support::format_timestamp(now)},
+              {"policy", reload.swapped ? reload.to_hash : reload.from_hash},
+              {"source", "slurm"},
+              {"kind", !reload.swapped ? "reload_refused"
+                       : only_map      ? "map_reload"
+                                       : "policy_swap"},
+              {"policy_file", reload.policy_file},
+              {"map_file", reload.map_file},
+              {"policy_changed", reload.policy_changed},
+              {"map_changed", reload.map_changed},
+              {"generation", reload.generation}};
+  if (reload.swapped) {
+    record["from"] = reload.from_hash;
+  } else {
+    record["reason"] = reload.reason;
+    record["diagnostics"] = reload.diagnostics;
+  }
+  return runtime::audit::dump(record, -1);
+}
+
+std::string governance_json(const runtime::GovernanceNotice& notice, Seconds now, const std::string& policy_hash) {
+  const Json record{{"time", support::format_timestamp(now)},
+                    {"policy", policy_hash},
+                    {"source", "slurm"},
+                    {"kind", "governance"},
+                    {"code", notice.code},
+                    {"subject", notice.subject},
+                    {"date", support::format_date(notice.day)},
+                    {"message", notice.message}};
+  return runtime::audit::dump(record, -1);
+}
+
 }  // namespace allot::slurm

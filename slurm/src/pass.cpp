@@ -152,6 +152,7 @@ Expected<PassReport, std::string> Pass::run() {
   std::erase_if(adapter_.noted, [&](std::uint32_t id) { return by_id_.count(id) == 0; });
   if (auto failed = adapter_.store->forget_except(alive)) return unexpected(*failed);
   report_.timings.ledger += watch.lap();
+  report_.state = std::move(state_);
   return std::move(report_);
 }
 
@@ -329,6 +330,13 @@ void Pass::build_state() {
   if (runtime::EntitlementBook* book = this->book()) {
     state_.debt = book->debt_in_window(now_, adapter_.ledger->ledger().config().window);
   }
+  // For reports only (the snapshot, `allot explain`): what each leaf was owed in
+  // the window; never less than its debt (hours stored before owed was kept).
+  state_.owed = runtime::sum_in_window(adapter_.store->owed_hours(), now_, adapter_.ledger->ledger().config().window);
+  for (const auto& [account, debt] : state_.debt) {
+    double& owed = state_.owed[account];
+    owed = std::max(owed, debt);
+  }
   state_.reservations = adapter_.reservations_known ? adapter_.reservations : reservations_from_preemptions();
   report_.pending = static_cast<int>(state_.pending.size());
   report_.running = static_cast<int>(state_.running.size());
@@ -469,16 +477,17 @@ runtime::EntitlementBook* Pass::book() {
 std::optional<std::string> Pass::track_debt() {
   const AdapterStore& store = *adapter_.store;
   const runtime::LedgerConfig& config = adapter_.ledger->ledger().config();
-  runtime::DebtHours added;
+  runtime::DebtHours debt, owed;
   const std::optional<Seconds> last = store.last_pass();
   runtime::EntitlementBook* book = this->book();
   if (book && last && *last < now_ && now_ - *last <= settings_.max_accounting_gap) {
     book->load(state_, config.unit);
     book->step(*last, now_, runtime::capacity_rate(config.unit, state_.inventory));
-    added = book->last_step_debt();
+    debt = book->last_step_debt();
+    owed = book->last_step_owed();
   }
-  if (last && *last >= now_ && added.empty()) return std::nullopt;
-  return adapter_.store->record_pass(now_, added, (now_ - config.window) / 3600);
+  if (last && *last >= now_ && debt.empty() && owed.empty()) return std::nullopt;
+  return adapter_.store->record_pass(now_, debt, owed, (now_ - config.window) / 3600);
 }
 
 // Notes quote what Slurm holds (account, user and partition names): never raw

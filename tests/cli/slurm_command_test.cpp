@@ -82,4 +82,33 @@ TEST_CASE("allot slurm refuses a policy the JIT cannot load under --engine jit a
   std::filesystem::remove_all(folder);
 }
 
+TEST_CASE("allot slurm keeps scheduling past a review date and an expiry that fail allot check",
+          "[cli][slurm_command]") {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "allot-slurm-governance";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  // policies/saas.allot's reviews fall due on 2026-12-31 and its exception expires on 2026-12-20.
+  const std::string later = " --now 2027-03-01";
+  const Run check = run_allot("check" + later + " " + source("policies/saas.allot"), true);
+  INFO(check.out);
+  CHECK(check.exit_code == 1);  // CI fails on that day, with no edit
+  CHECK_THAT(check.out, Catch::Contains("error[review_date_passed]"));
+  CHECK_THAT(check.out, Catch::Contains("error[exception_expired]"));
+
+  setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+  const Run slurm =
+      run_allot("slurm --policy " + source("policies/saas.allot") + " --map " + source("examples/slurm/saas_map.toml") +
+                    " --ledger '" + (folder / "ledger.sqlite").string() + "' --once --dry-run" + later,
+                true);
+  unsetenv("SLURM_CONF");
+  INFO(slurm.out);
+  // Past the policy, loudly: it stops only where it would connect to Slurm (SLURM_CONF below).
+  CHECK(slurm.exit_code == 2);
+  CHECK_THAT(slurm.out, Catch::Contains("warning[review_date_passed]: review of `product` was due on 2026-12-31"));
+  CHECK_THAT(slurm.out, Catch::Contains("warning[exception_expired]"));
+  CHECK_THAT(slurm.out, Catch::Contains("no Slurm configuration at `/nonexistent/slurm.conf`"));
+  CHECK_THAT(slurm.out, !Catch::Contains("refused"));
+  std::filesystem::remove_all(folder);
+}
+
 }  // namespace allot_cli_test

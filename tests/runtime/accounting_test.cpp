@@ -184,3 +184,33 @@ TEST_CASE("the book loads a cluster state: running jobs where they run, pending 
   CHECK(report.accounts[ana].debt == Approx(3));           // and got nothing
   CHECK(report.accounts[*book->node_of("product")].delivered == Approx(8));
 }
+
+TEST_CASE("governance notices: the dates that passed while a policy runs", "[accounting][governance]") {
+  PolicyTables tables = company();
+  const int december_1 = static_cast<int>(kNoon / 86400);
+  tables.accounts[1].review = Date{december_1};      // product: due today
+  tables.accounts[2].review = Date{december_1 - 1};  // research: due yesterday
+  ExceptionInfo crunch;
+  crunch.name = "crunch";
+  crunch.to = 1;
+  crunch.expires = static_cast<double>(kNoon - 12 * kHour);  // expires 2026-12-01: no longer applies today
+  ExceptionInfo later;
+  later.name = "later";
+  later.to = 2;
+  later.expires = static_cast<double>(kNoon + 12 * kHour);
+  tables.exceptions = {crunch, later};
+
+  const std::vector<GovernanceNotice> notices = governance_notices(tables, kNoon);
+  REQUIRE(notices.size() == 2);
+  CHECK(notices[0] == GovernanceNotice{"review_date_passed", "research", december_1 - 1,
+                                       "review of `research` was due on 2026-11-30"});
+  CHECK(notices[1] == GovernanceNotice{"exception_expired", "crunch", december_1,
+                                       "exception `crunch` expired on 2026-12-01 and no longer applies"});
+  // The notice and the runtime agree: what is said to have expired no longer applies.
+  CHECK_FALSE(exception_in_force(crunch, kNoon));
+  CHECK(exception_in_force(later, kNoon));
+  // The next day the review due today has passed too, and `later` has expired.
+  CHECK(governance_notices(tables, kNoon + 24 * kHour).size() == 4);
+  // Before anything fell due, nothing is said.
+  CHECK(governance_notices(tables, kNoon - 3 * 24 * kHour).empty());
+}

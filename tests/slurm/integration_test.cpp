@@ -9,7 +9,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -47,27 +49,38 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 // A test's files and its adapter, which runs once a second on a fresh ledger.
 struct Setup {
   std::string folder;
-  std::string policy, ledger, audit;
+  std::string policy, map, ledger, audit;
   Adapter adapter;
 
-  explicit Setup(const std::string& name)
+  // `today`: the governance clock (--now), for review dates and exception expiry;
+  // `more`: further arguments of `allot slurm`.
+  explicit Setup(const std::string& name, const std::string& today = "2026-12-01",
+                 const std::vector<std::string>& more = {})
       : folder(fresh_folder(name)),
         policy(folder + "/policy.allot"),
+        map(folder + "/map.toml"),
         ledger(folder + "/ledger.db"),
         audit(folder + "/audit.jsonl"),
-        adapter({"--policy", policy, "--map", kData + "/three_teams_map.toml", "--ledger", ledger, "--interval", "1s",
-                 "--audit", audit, "--now", "2026-12-01", "--engine", "interp"},
-                folder + "/adapter.log") {
+        adapter(arguments(today, more), folder + "/adapter.log") {
     std::filesystem::copy_file(kData + "/three_teams.allot", policy);
+    std::filesystem::copy_file(kData + "/three_teams_map.toml", map);
   }
 
-  // Audit records of one kind about one job.
-  std::vector<nlohmann::json> records(const std::string& kind, std::uint32_t job) const {
+  std::vector<std::string> arguments(const std::string& today, const std::vector<std::string>& more) const {
+    std::vector<std::string> all{"--policy", policy,    "--map", map,     "--ledger", ledger,     "--interval",
+                                 "1s",       "--audit", audit,   "--now", today,      "--engine", "interp"};
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  }
+
+  // Audit records of one kind (about one job, when `job` is set).
+  std::vector<nlohmann::json> records(const std::string& kind, std::optional<std::uint32_t> job = {}) const {
     std::vector<nlohmann::json> found;
     std::istringstream lines(read_file(audit));
     for (std::string line; std::getline(lines, line);) {
       const auto record = nlohmann::json::parse(line);
-      if (record.value("kind", "") == kind && record.value("job", "") == std::to_string(job)) found.push_back(record);
+      if (record.value("kind", "") != kind) continue;
+      if (!job || record.value("job", "") == std::to_string(*job)) found.push_back(record);
     }
     return found;
   }
@@ -189,6 +202,125 @@ TEST_CASE("a policy swapped mid-run takes effect and a broken one is refused", "
   setup.adapter.wait_passes(3);
   CHECK(job(c).priority > job(b).priority);  // the swapped policy keeps running
   setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("the mapping file reloads with the policy, and a broken pair is refused and audited", "[slurm_integration]") {
+  fill_with_alpha();
+  Setup setup("map-reload");
+  setup.adapter.start();
+  // Slurm account `delta` is not in the tree: the job is left alone, at Slurm's own priority.
+  const std::uint32_t d = submit("delta", 1, "work-d", "sleep 600");
+  const std::uint32_t c = submit("gamma", 1, "work-c", "sleep 600");
+  wait_until("gamma's job is ranked", 20s, [&] { return job(c).priority >= 1000; });
+  setup.adapter.wait_passes(2);
+  CHECK(job(d).priority < 1000);
+
+  // The new map sends `delta` to gamma: swapped together with the (unchanged) policy.
+  const std::string original = read_file(setup.map);
+  write_file(setup.map, replaced(original, "[[account]]\naccount = \"{account}\"",
+                                 "[[account]]\nslurm_account = \"delta\"\naccount = \"gamma\"\n\n"
+                                 "[[account]]\naccount = \"{account}\""));
+  setup.adapter.signal(SIGHUP);
+  wait_until("delta's job is ranked under the new map", 30s, [&] { return job(d).priority >= 1000; });
+  REQUIRE(setup.records("map_reload").size() == 1);
+  CHECK(setup.records("map_reload")[0]["map_changed"] == true);
+  CHECK(setup.records("map_reload")[0]["policy_changed"] == false);
+
+  // A map naming an account the policy lacks is refused with its line; the old pair keeps running.
+  write_file(setup.map, replaced(read_file(setup.map), "account = \"gamma\"", "account = \"gama\""));
+  wait_until("the broken map is refused", 30s, [&] { return !setup.records("reload_refused").empty(); });
+  const nlohmann::json refused = setup.records("reload_refused")[0];
+  CHECK_THAT(refused["reason"].get<std::string>(), Catch::Contains("map.toml:"));
+  CHECK_THAT(refused["reason"].get<std::string>(), Catch::Contains("gama"));
+  CHECK_THAT(setup.adapter.log(), Catch::Contains("keeps running with its mapping file"));
+  setup.adapter.wait_passes(2);
+  CHECK(job(d).priority >= 1000);
+  CHECK(setup.records("reload_refused").size() == 1);  // not retried until a file changes
+
+  // A policy that does not compile: refused with its diagnostics, in the log and the audit log.
+  write_file(setup.map, original);
+  write_file(setup.policy, replaced(read_file(setup.policy), "rank =", "rank = = broken"));
+  wait_until("the broken policy is refused", 30s, [&] { return setup.records("reload_refused").size() == 2; });
+  const nlohmann::json broken = setup.records("reload_refused")[1];
+  REQUIRE_FALSE(broken["diagnostics"].empty());
+  CHECK_THAT(broken["diagnostics"][0].get<std::string>(), Catch::Contains("policy.allot:"));
+  CHECK_THAT(broken["diagnostics"][0].get<std::string>(), Catch::Contains("error[syntax_error]"));
+  CHECK(setup.records("policy_swap").empty());
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("review dates that pass are loud warnings and the adapter keeps scheduling", "[slurm_integration]") {
+  fill_with_alpha();
+  // three_teams.allot's reviews fall due on 2027-01-31: `allot check` fails on 2027-03-01...
+  std::string output;
+  CHECK(run_allot({"check", "--now", "2027-03-01", kData + "/three_teams.allot"}, output) == 1);
+  // ...and the adapter starts, ranks and preempts as on any other day.
+  Setup setup("governance", "2027-03-01");
+  setup.adapter.start();
+  const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
+  const std::uint32_t c = submit("gamma", 1, "work-c", "sleep 600");
+  wait_until("beta and gamma are ranked", 20s, [&] { return job(b).priority >= 1000 && job(c).priority >= 1000; });
+  setup.adapter.wait_passes(2);
+  const std::vector<nlohmann::json> notices = setup.records("governance");
+  REQUIRE(notices.size() == 3);  // once each for alpha, beta and gamma, not once a pass
+  CHECK(notices[0]["code"] == "review_date_passed");
+  CHECK(notices[0]["subject"] == "alpha");
+  CHECK(notices[0]["date"] == "2027-01-31");
+  CHECK_THAT(setup.adapter.log(),
+             Catch::Contains("warning[review_date_passed]: review of `alpha` was due on 2027-01-31"));
+  CHECK_THAT(setup.adapter.log(), Catch::Contains("WARNING governance: review of `beta` was due on 2027-01-31"));
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("the live state is a snapshot that allot explain and allot shares read", "[slurm_integration]") {
+  fill_with_alpha();
+  const std::string snapshot = work_folder() + "/live-state.toml";
+  Setup setup("snapshot", "2026-12-01", {"--snapshot", snapshot});
+  setup.adapter.start();
+  const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
+  wait_until("beta's job is ranked", 20s, [&] { return job(b).priority >= 1000; });
+  setup.adapter.wait_passes(2);
+
+  // A researcher asks why the job waits, on the live cluster, as on a file.
+  std::string why;
+  REQUIRE(run_allot({"explain", std::to_string(b), "--policy", setup.policy, "--state", snapshot, "--engine", "interp"},
+                    why) == 0);
+  INFO(why);
+  CHECK_THAT(why, Catch::Contains("Job `" + std::to_string(b) + "` (beta, class `work`) is waiting"));
+  CHECK_THAT(why, Catch::Contains("beta"));
+  CHECK_THAT(why, Catch::Contains("alpha"));  // who holds the GPUs it waits for
+  std::string shares;
+  REQUIRE(run_allot({"shares", "--policy", setup.policy, "--state", snapshot, "--engine", "interp"}, shares) == 0);
+  INFO(shares);
+  CHECK_THAT(shares, Catch::Contains("gamma"));
+  // The running jobs with the contracts they started under, and the pass's own decisions reproduce.
+  std::string cycle;
+  REQUIRE(run_allot({"cycle", "--policy", setup.policy, "--state", snapshot, "--engine", "interp"}, cycle) == 0);
+  CHECK_THAT(read_file(snapshot), Catch::Contains("protected_until"));
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("a stop is not held up by a controller that does not answer", "[slurm_integration]") {
+  cancel_all();
+  Setup setup("outage");
+  setup.adapter.start();
+  setup.adapter.wait_passes(1);
+  const std::string sandbox = std::string(ALLOT_SOURCE_DIR) + "/scripts/slurm-sandbox.sh";
+  shell("bash '" + sandbox + "' restart-ctld down 2>&1");
+  // No wait_until here: it asks Slurm, which is down.
+  const auto failed_pass = [&] { return setup.adapter.log().find("pass failed") != std::string::npos; };
+  for (int i = 0; i < 300 && !failed_pass(); ++i) std::this_thread::sleep_for(100ms);
+  REQUIRE(failed_pass());
+  // The next pass starts a second after the failed one and waits on libslurm (MessageTimeout, 10 s here).
+  std::this_thread::sleep_for(1500ms);
+  const auto asked = std::chrono::steady_clock::now();
+  setup.adapter.signal(SIGTERM);
+  const auto took = std::chrono::steady_clock::now() - asked;
+  CHECK(took < 5s);
+  CHECK_THAT(setup.adapter.log(), Catch::Contains("the pass is abandoned as if killed"));
+  shell("bash '" + sandbox + "' restart-ctld up 2>&1");
+  wait_until("the nodes answer the restarted controller", 60s,
+             [] { return shell("sinfo -h -N -o '%t'").find('*') == std::string::npos; });
 }
 
 TEST_CASE("killing and restarting the adapter charges no job twice", "[slurm_integration]") {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "../runtime/temp_folder.h"
+#include "allot/sqlite_connection.h"
 #include "slurm_support.h"
 
 namespace slurm_test {
@@ -250,6 +251,30 @@ TEST_CASE("held and unmapped jobs are left as Slurm has them, and said so once",
   CHECK(slurm.job(stranger).priority == 1);
 }
 
+TEST_CASE("a new mapping file applies from the next pass, and its unmapped jobs are said again", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  const auto policy = compile(two_team_policy());
+  const std::uint32_t stranger = slurm.submit("gamma", 1, kStart);  // the tree has no `gamma`
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  CHECK(pass(*adapter, *policy, kStart + 10).notes.size() == 1);
+  CHECK(slurm.job(stranger).priority == 1);
+
+  // The new map sends Slurm account `gamma` to `beta`: the job is ranked at once.
+  allot::slurm::JobMap map = two_team_map();
+  allot::slurm::MapRule gamma;
+  gamma.match.slurm_account = "gamma";
+  gamma.target = "beta";
+  map.accounts.insert(map.accounts.begin(), gamma);
+  adapter->set_map(map);
+  pass(*adapter, *policy, kStart + 20);
+  CHECK(slurm.job(stranger).priority >= 1000);
+
+  // And back: left alone again, and said again.
+  adapter->set_map(two_team_map());
+  CHECK(pass(*adapter, *policy, kStart + 30).notes.size() == 1);
+}
+
 TEST_CASE("notes that quote Slurm's names carry no terminal control bytes", "[slurm][reconcile]") {
   TempFolder folder("allot-slurm");
   FakeSlurm slurm(1, 4);
@@ -330,9 +355,38 @@ TEST_CASE("an account kept waiting below its share builds up debt that lifts its
   adapter.reset();
   adapter = open_adapter(slurm, folder.file("state.db"));
   slurm.clear_calls();
-  pass(*adapter, *policy, kStart + 21 * kMinute);
+  const auto after = pass(*adapter, *policy, kStart + 21 * kMinute);
   CHECK(slurm.calls().empty());
   CHECK(slurm.job(beta_waiting).priority > slurm.job(alpha_waiting).priority);
+
+  // What the pass scheduled, with what each account was owed: beta got none of
+  // the half it was owed (one GPU for 20 minutes at 1 unit per GPU-hour), alpha all of its own.
+  CHECK(after.state.pending.size() == 2);
+  CHECK(after.state.running.size() == 2);
+  CHECK(after.state.debt.at("beta") == Approx(20.0 / 60).epsilon(0.06));
+  CHECK(after.state.owed.at("beta") == Approx(after.state.debt.at("beta")));
+  CHECK(after.state.owed.at("alpha") == Approx(20.0 / 60).epsilon(0.06));
+  CHECK(after.state.debt.count("alpha") == 0);
+}
+
+TEST_CASE("a state file from before owed was kept counts its stored debt as owed", "[slurm][debt]") {
+  TempFolder folder("allot-slurm");
+  const std::string path = folder.file("state.db");
+  {
+    auto db = allot::runtime::SqliteConnection::open(path);
+    REQUIRE(db);
+    REQUIRE_FALSE((*db)->execute(
+        "CREATE TABLE slurm_debt (account TEXT NOT NULL, hour INTEGER NOT NULL, amount REAL NOT NULL, "
+        "PRIMARY KEY (account, hour));"
+        "INSERT INTO slurm_debt VALUES ('beta', 498911, 0.5);"));  // 2026-11-30T23:00Z, inside the window
+  }
+  FakeSlurm slurm(1, 2);
+  const auto policy = compile(two_team_policy());
+  slurm.submit("beta", 1, kStart);
+  auto adapter = open_adapter(slurm, path);
+  const auto report = pass(*adapter, *policy, kStart + kMinute);
+  CHECK(report.state.debt.at("beta") == Approx(0.5));
+  CHECK(report.state.owed.at("beta") == Approx(0.5));
 }
 
 }  // namespace slurm_test

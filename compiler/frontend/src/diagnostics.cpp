@@ -29,9 +29,16 @@ DiagnosticBuilder DiagnosticSink::warning(DiagnosticCode code, Span span, std::s
   return add(Severity::warning, code, span, std::move(message));
 }
 
-DiagnosticBuilder DiagnosticSink::add(Severity severity, DiagnosticCode code, Span span, std::string message) {
+DiagnosticBuilder DiagnosticSink::demoted_error(DiagnosticCode code, Span span, std::string message) {
+  assert(code_info(code).severity == Severity::error);
+  return add(Severity::warning, code, span, std::move(message), false);
+}
+
+DiagnosticBuilder DiagnosticSink::add(Severity severity, DiagnosticCode code, Span span, std::string message,
+                                      bool table_severity) {
   // Invariant: references handed out by builders stay valid until the next add().
-  assert(severity == code_info(code).severity);
+  assert(!table_severity || severity == code_info(code).severity);
+  static_cast<void>(table_severity);  // read only by the assertion
   if (knock_on(code, span)) {
     dropped_ = {};
     return DiagnosticBuilder(dropped_, sources_);

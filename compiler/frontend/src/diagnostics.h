@@ -34,13 +34,17 @@ class DiagnosticSink {
   // `code` must be a code of that severity (diagnostic_codes.h).
   DiagnosticBuilder error(DiagnosticCode code, Span span, std::string message);
   DiagnosticBuilder warning(DiagnosticCode code, Span span, std::string message);
+  // An error-coded diagnostic reported as a warning where the caller asked for
+  // that (CheckOptions::passed_dates_are_warnings); the code stays the same.
+  DiagnosticBuilder demoted_error(DiagnosticCode code, Span span, std::string message);
   bool has_errors() const;
   std::size_t error_count() const;
   // Diagnostics ordered by file, then position, then code (stable for ties).
   std::vector<Diagnostic> take_sorted();
 
  private:
-  DiagnosticBuilder add(Severity severity, DiagnosticCode code, Span span, std::string message);
+  DiagnosticBuilder add(Severity severity, DiagnosticCode code, Span span, std::string message,
+                        bool table_severity = true);
   bool knock_on(DiagnosticCode code, Span span) const;
   const SourceManager& sources_;
   std::vector<Diagnostic> diagnostics_;

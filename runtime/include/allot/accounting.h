@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
@@ -94,6 +95,21 @@ class AccountIndex {
 // Whether `exception` is in force at `now` (starts <= now < expires).
 bool exception_in_force(const ExceptionInfo& exception, Seconds now);
 
+// A date of the policy's governance that has passed while the policy runs: a
+// review that fell due, an exception that expired (it no longer applies, as
+// exception_in_force says). `allot check` refuses a policy with either; a
+// scheduler never stops for them but says so loudly (docs/SLURM.md, "Governance").
+struct GovernanceNotice {
+  std::string code;      // the checker's code: "review_date_passed" or "exception_expired"
+  std::string subject;   // the account's path, or the exception's name
+  std::int64_t day = 0;  // the day that passed, in days since 1970-01-01
+  std::string message;   // one sentence for a log
+  friend bool operator==(const GovernanceNotice&, const GovernanceNotice&) = default;
+};
+
+// The notices at `now`, reviews in account order, then exceptions in policy order.
+std::vector<GovernanceNotice> governance_notices(const PolicyTables& tables, Seconds now);
+
 // Each account's share with the exceptions in force at a time. Indexes are
 // the policy's account indexes (PolicyTables::accounts); the root's row is 1.
 struct SharesInForce {
@@ -114,8 +130,12 @@ std::vector<double> account_amounts(const PolicyTables& tables, const std::map<s
 
 // ---- The entitlement book -------------------------------------------------
 
-// Debt per leaf and hour: (leaf account path, hour index since the epoch) -> unit-hours.
+// Debt (or owed) per leaf and hour: (leaf account path, hour index since the epoch) -> unit-hours.
 using DebtHours = std::map<std::pair<std::string, Seconds>, double>;
+
+// Each leaf's total over the window ending at `now`, as EntitlementBook::debt_in_window
+// counts it (the hours after `now - window` up to `now`'s); leaves with none are absent.
+std::map<std::string, double> sum_in_window(const DebtHours& hours, Seconds now, Seconds window);
 
 // Entitlement accounting stepped through time (entitlement.h): over each step
 // every account with demand is owed its share (with the exceptions in force at
@@ -148,6 +168,8 @@ class EntitlementBook {
   const EntitlementReport& step(Seconds from, Seconds until, double capacity);
   // The debt the last step added, per leaf and hour (for drivers that keep it durably).
   DebtHours last_step_debt() const;
+  // What the last step owed each leaf with demand, per leaf and hour (owed - debt was delivered).
+  DebtHours last_step_owed() const;
 
   // Adds debt recorded earlier (by a previous process); paths the policy no
   // longer has are dropped.

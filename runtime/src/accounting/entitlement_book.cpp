@@ -23,7 +23,21 @@ std::vector<Seconds> exception_boundaries(const PolicyTables& tables) {
 // The hour index of a time (floor, also before the epoch).
 Seconds hour_of(Seconds time) { return time >= 0 ? time / kHour : -((-time + kHour - 1) / kHour); }
 
+// The hours a window ending at `now` counts: after `now - window`, up to `now`'s.
+std::pair<Seconds, Seconds> window_hours(Seconds now, Seconds window) {
+  return {hour_of(now - window) + 1, hour_of(now)};
+}
+
 }  // namespace
+
+std::map<std::string, double> sum_in_window(const DebtHours& hours, Seconds now, Seconds window) {
+  const auto [oldest, newest] = window_hours(now, window);
+  std::map<std::string, double> sums;
+  for (const auto& [key, amount] : hours) {
+    if (key.second >= oldest && key.second <= newest && amount > 0) sums[key.first] += amount;
+  }
+  return sums;
+}
 
 Expected<EntitlementBook, std::string> EntitlementBook::create(const PolicyTables& tables) {
   auto tree = policy_tree(tables);
@@ -103,13 +117,27 @@ const EntitlementReport& EntitlementBook::step(Seconds from, Seconds until, doub
   return report_;
 }
 
-DebtHours EntitlementBook::last_step_debt() const {
-  DebtHours added;
-  for (std::size_t node = 1; node < report_.accounts.size(); ++node) {
-    const double debt = report_.accounts[node].debt;
-    if (debt > 0 && tree_.tree.node(node).is_leaf()) added[{tree_.tree.node(node).path, last_hour_}] += debt;
+namespace {
+
+// One column of a step's report, per leaf and the step's hour.
+DebtHours leaf_hours(const AccountTree& tree, const EntitlementReport& report, Seconds hour,
+                     double Entitlement::*column) {
+  DebtHours hours;
+  for (std::size_t node = 1; node < report.accounts.size(); ++node) {
+    const double amount = report.accounts[node].*column;
+    if (amount > 0 && tree.node(node).is_leaf()) hours[{tree.node(node).path, hour}] += amount;
   }
-  return added;
+  return hours;
+}
+
+}  // namespace
+
+DebtHours EntitlementBook::last_step_debt() const {
+  return leaf_hours(tree_.tree, report_, last_hour_, &Entitlement::debt);
+}
+
+DebtHours EntitlementBook::last_step_owed() const {
+  return leaf_hours(tree_.tree, report_, last_hour_, &Entitlement::owed);
 }
 
 void EntitlementBook::add_debt(const DebtHours& hours) {
@@ -121,8 +149,7 @@ void EntitlementBook::add_debt(const DebtHours& hours) {
 
 std::map<std::string, double> EntitlementBook::debt_in_window(Seconds now, Seconds window) {
   std::map<std::string, double> debt;
-  const Seconds newest = hour_of(now);
-  const Seconds oldest = hour_of(now - window) + 1;
+  const auto [oldest, newest] = window_hours(now, window);
   for (std::size_t node = 1; node < debt_.size(); ++node) {
     auto& hours = debt_[node];
     while (!hours.empty() && hours.front().first < oldest) hours.pop_front();

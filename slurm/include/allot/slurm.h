@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "allot/accounting.h"
 #include "allot/cycle.h"
 #include "allot/epoch_seconds.h"
 #include "allot/expected.h"
@@ -146,6 +147,10 @@ struct PassReport {
   Seconds now = 0;
   std::string policy_hash;
   runtime::Inventory inventory;  // Slurm's nodes as the cycle saw them (node indexes in `cycle`)
+  // What the cycle read (the inventory, queue, running jobs with their contracts,
+  // reservations, usage, debt) and what each account was owed in the window: a
+  // snapshot of it (allot/snapshot.h) replays and explains this pass.
+  runtime::ClusterState state;
   runtime::CycleResult cycle;
   std::vector<Action> actions;
   std::vector<ObservedStart> starts;
@@ -184,6 +189,10 @@ class Adapter {
   // write the ledger ends the pass before any write to Slurm.
   Expected<PassReport, std::string> reconcile(const CompiledPolicy& policy, Seconds now);
 
+  // Replaces the mapping file between passes (a reload: policy and map swap
+  // together, docs/SLURM.md "Reloading"). Jobs left alone are noted again.
+  void set_map(JobMap map);
+
   // Usage per account as the ledger holds it now (for logs and tests).
   std::map<std::string, double> usage(Seconds now) const;
 
@@ -199,5 +208,22 @@ class Adapter {
 // dry run's actions were never sent to Slurm: `dry_run` marks them so.
 std::string action_json(const Action& action, Seconds now, const std::string& policy_hash, bool dry_run = false);
 std::string start_json(const ObservedStart& start, Seconds now);
+
+// A reload (SIGHUP, or an edit of the policy or the mapping file) and how it
+// ended: `swapped` from `from_hash` to `to_hash` (the same hash when only the
+// map changed), or refused with the reason and the diagnostics (one line each,
+// `error[code]: message` at `file:line:column`); the old policy and map keep running.
+struct ReloadRecord {
+  bool swapped = false;
+  std::string from_hash, to_hash;
+  std::uint64_t generation = 0;  // the policy slot's generation after it
+  std::string policy_file, map_file;
+  bool policy_changed = false, map_changed = false;
+  std::string reason;  // refused: why
+  std::vector<std::string> diagnostics;
+};
+std::string reload_json(const ReloadRecord& reload, Seconds now);
+// A passed review date or an expired exception, said once per policy (runtime::governance_notices).
+std::string governance_json(const runtime::GovernanceNotice& notice, Seconds now, const std::string& policy_hash);
 
 }  // namespace allot::slurm

@@ -38,6 +38,7 @@ struct Case {
   const char* today = "2026-12-01";
   int review_warning_days = 14;
   int max_exception_horizon_days = 90;
+  bool passed_dates_are_warnings = false;  // a scheduler's check (`allot slurm`)
 };
 
 std::string policy_text(const Case& c) {
@@ -50,6 +51,7 @@ allot::CheckResult check(const Case& c) {
   options.today = allot::parse_date(c.today);
   options.review_warning_days = c.review_warning_days;
   options.max_exception_horizon_days = c.max_exception_horizon_days;
+  options.passed_dates_are_warnings = c.passed_dates_are_warnings;
   return allot::check_source("case.allot", policy_text(c), options);
 }
 
@@ -394,6 +396,43 @@ TEST_CASE("every exception applies at once, in the worst case", "[check][excepti
        program("research", "60%", "user ana 50%  user ben 45%  unallocated 5%") + program("product", "40%"),
        std::string(kDefaultClass) + "\n" + exception("push", "grant ana +5%") + exception("planning", "grant ben +5%"),
        {"error[exception_level_over_100]: exceptions raise the shares under `research` to 105%"}},
+  });
+}
+
+TEST_CASE("a scheduler is warned of passed dates where CI is refused", "[check][tree][exceptions]") {
+  const std::string passed = program("research", "60%", "", "2026-11-30") + program("product", "40%");
+  const std::string expired =
+      std::string(kDefaultClass) + "\n" + exception("push", "grant research +10% from product", "expires 2026-11-15");
+  run({
+      {"a passed review in CI", passed, "", {"error[review_date_passed]: review of `research` was due on 2026-11-30"}},
+      {"a passed review in a scheduler",
+       passed,
+       "",
+       {"warning[review_date_passed]: review of `research` was due on 2026-11-30"},
+       "today is 2026-12-01",
+       "2026-12-01",
+       14,
+       90,
+       true},
+      {"an expired exception in a scheduler",
+       kTwoPrograms,
+       expired,
+       {"warning[exception_expired]: exception `push` expired on 2026-11-15"},
+       "",
+       "2026-12-01",
+       14,
+       90,
+       true},
+      // Only dates that pass while a policy runs: every other mistake stays an error.
+      {"other errors stay errors in a scheduler",
+       kTwoPrograms,
+       std::string(kDefaultClass) + "\n" + exception("push", "grant research +10% from product", ""),
+       {"error[exception_missing_expiry]: exception `push` has no expiry date"},
+       "",
+       "2026-12-01",
+       14,
+       90,
+       true},
   });
 }
 

@@ -36,6 +36,12 @@ struct CheckOptions {
   // Imports may name absolute paths and files outside the root policy's folder
   // and the import path. Off: a policy can read only what sits beside it.
   bool allow_outside_imports = false;
+  // Dates that pass while a policy runs (`review_date_passed`,
+  // `exception_expired`) are warnings instead of errors. For schedulers: on the
+  // morning a review date passes, CI (`allot check`) must fail, but a running
+  // cluster must keep scheduling (`allot slurm` says so loudly instead, and an
+  // expired exception stops applying at its expiry, docs/SLURM.md).
+  bool passed_dates_are_warnings = false;
 };
 
 // The diagnostics of one run over one or more policy files, sorted by location.

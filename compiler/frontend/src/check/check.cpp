@@ -14,6 +14,11 @@ Date system_today() {
   return Date{static_cast<int>(floor<days>(system_clock::now()).time_since_epoch().count())};
 }
 
+DiagnosticBuilder passed_date(const CheckContext& context, DiagnosticCode code, Span span, std::string message) {
+  if (!context.options.passed_dates_are_warnings) return context.diagnostics.error(code, span, std::move(message));
+  return context.diagnostics.demoted_error(code, span, std::move(message));
+}
+
 CheckedProgram check_program(const Program& program, const CheckContext& context) {
   CheckedProgram checked;
   checked.program = &program;

@@ -31,6 +31,10 @@ struct CheckContext {
 // check.cpp: today from the system clock, when no `--now` is given.
 Date system_today();
 
+// check.cpp: a date that has passed (a review, an exception's expiry): an
+// error, or a warning under CheckOptions::passed_dates_are_warnings.
+DiagnosticBuilder passed_date(const CheckContext& context, DiagnosticCode code, Span span, std::string message);
+
 // declarations.cpp: required and duplicate declarations, unit, window and
 // fairshare settings; returns the scope of the root module.
 Scope check_declarations(const Program& program, const CheckContext& context);

@@ -116,9 +116,8 @@ bool check_expiry(const ast::ExceptionDecl& exception, const Fields& fields, con
   const int horizon = context.options.max_exception_horizon_days;
   const Span span = date_span(fields, ExceptionFieldKind::expires);
   if (days < 0) {
-    context.diagnostics
-        .error(DiagnosticCode::exception_expired, span,
-               fmt::format("exception `{}` expired on {}", exception.name, format_date(*expires)))
+    passed_date(context, DiagnosticCode::exception_expired, span,
+                fmt::format("exception `{}` expired on {}", exception.name, format_date(*expires)))
         .note(fmt::format("today is {}", format_date(context.today)))
         .help("remove the exception, or renew it with a later `expires` date if it is still needed");
     return false;

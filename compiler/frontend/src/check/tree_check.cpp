@@ -498,9 +498,8 @@ void check_review_date(const IndexedNode& entry, const ast::NodeAttribute& revie
   const Span span = trailing_columns(review.span, kDateWidth);
   const char* help = "review the node's share and hypothesis with its owner, then move the date";
   if (days < 0) {
-    context.diagnostics
-        .error(DiagnosticCode::review_date_passed, span,
-               fmt::format("review of `{}` was due on {}", entry.path, format_date(*review.date)))
+    passed_date(context, DiagnosticCode::review_date_passed, span,
+                fmt::format("review of `{}` was due on {}", entry.path, format_date(*review.date)))
         .note(fmt::format("today is {}", format_date(context.today)))
         .help(help);
   } else if (days <= context.options.review_warning_days) {
