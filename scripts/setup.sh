@@ -10,6 +10,8 @@ packages=(
   clang-19 libclang-rt-19-dev clang-format
   slurm-wlm munge libslurm-dev
   slurmdbd mariadb-server  # a real `sacctmgr dump` for the import test (tests/slurm/sacctmgr_dump.sh)
+  libcpp-httplib-dev  # the HTTP listener (http/)
+  prometheus          # promtool, which checks the metrics exposition in the tests
 )
 
 missing=()

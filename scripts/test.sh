@@ -26,7 +26,8 @@ stage "tests under ASan + UBSan"
 # (~6 instead of ~12 minutes, measured) and the tests take as long as at -O2.
 sanitizer_flags=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 ALLOT_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON "${sanitizer_flags[@]}" \
-  -- allot allot_frontend_tests allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests allot_slurm_tests
+  -- allot allot_frontend_tests allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests allot_slurm_tests \
+     allot_http_tests
 # Sanitizers make each evaluation ~10x slower: fewer random states and mutants
 # here; the normal build below runs the full counts.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
