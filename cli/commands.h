@@ -108,6 +108,8 @@ struct SlurmArguments {
   std::string audit;           // append JSON lines here, if set
   std::string now;             // YYYY-MM-DD for policy checks, empty for today
   std::string engine = "jit";  // jit or interp
+  // Write a job_submit.lua here ("-": standard output) and exit, if set (docs/SLURM.md).
+  std::string emit_job_submit;
 };
 int run_slurm(const SlurmArguments& arguments);
 
