@@ -109,6 +109,8 @@ struct SlurmArguments {
   std::string snapshot;        // write the state each pass scheduled here, if set
   std::string now;             // YYYY-MM-DD for policy checks, empty for today
   std::string engine = "jit";  // jit or interp
+  // Write a job_submit.lua here ("-": standard output) and exit, if set (docs/SLURM.md).
+  std::string emit_job_submit;
 };
 int run_slurm(const SlurmArguments& arguments);
 

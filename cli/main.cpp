@@ -238,6 +238,10 @@ int main(int argc, char** argv) {
   slurm_command->add_option("--now", slurm.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
   slurm_command->add_option("--engine", slurm.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
+  slurm_command
+      ->add_option("--emit-job-submit", slurm.emit_job_submit,
+                   "Write a job_submit.lua refusing jobs over their class's limits (- for stdout), then exit")
+      ->check(kPath);
 
   try {
     app.parse(argc, argv);

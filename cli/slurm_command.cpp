@@ -418,6 +418,25 @@ int Loop::run() {
   return failures_ > 0 ? 1 : 0;
 }
 
+// --emit-job-submit: the script for Slurm's job_submit/lua plugin, from the
+// policy and map just checked; nothing is asked of Slurm.
+int emit_job_submit(const SlurmArguments& arguments, const slurm::JobMap& map, const CompiledPolicy& policy) {
+  auto script = slurm::job_submit_lua(policy.tables(), map, {policy.source_hash(), arguments.now});
+  if (!script) {
+    std::cerr << "allot: " << script.error().to_string() << '\n';
+    return 1;
+  }
+  if (arguments.emit_job_submit == "-") {
+    policy_stdout() << *script;
+    return 0;  // main() checks that it arrived
+  }
+  if (auto problem = support::write_file_atomic(arguments.emit_job_submit, *script)) {
+    std::cerr << "allot: " << *problem << '\n';
+    return 2;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_slurm(const SlurmArguments& arguments) {
@@ -452,7 +471,9 @@ int run_slurm(const SlurmArguments& arguments) {
   files.output("--ledger", arguments.ledger);
   files.output("--audit", arguments.audit);
   files.output("--snapshot", arguments.snapshot);
+  files.output("--emit-job-submit", arguments.emit_job_submit);
   if (!check_files(files)) return 2;
+  if (!arguments.emit_job_submit.empty()) return emit_job_submit(arguments, *map, *first.policy);
   auto backend = slurm::connect_libslurm();
   if (!backend) {
     std::cerr << "allot: " << backend.error() << '\n';

@@ -9,6 +9,7 @@ packages=(
   llvm-19-dev libzstd-dev zlib1g-dev libsqlite3-dev libbenchmark-dev
   clang-19 libclang-rt-19-dev clang-format
   slurm-wlm munge libslurm-dev
+  lua5.1  # runs the generated job_submit.lua in its tests (tests/slurm/job_submit_test.cpp)
   slurmdbd mariadb-server  # a real `sacctmgr dump` for the import test (tests/slurm/sacctmgr_dump.sh)
   libcpp-httplib-dev  # the HTTP listener (http/)
   prometheus          # promtool, which checks the metrics exposition in the tests

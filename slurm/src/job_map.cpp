@@ -20,17 +20,6 @@ namespace {
 
 using support::FieldReader;
 
-constexpr std::string_view kConditionKeys[] = {"slurm_account", "user", "partition", "qos", "name", "comment"};
-
-std::optional<std::string>& condition(JobMatch& match, std::string_view key) {
-  if (key == "slurm_account") return match.slurm_account;
-  if (key == "user") return match.user;
-  if (key == "partition") return match.partition;
-  if (key == "qos") return match.qos;
-  if (key == "name") return match.name;
-  return match.comment;
-}
-
 // Slurm names a signal by number or by name ("USR1", "SIGUSR1").
 std::optional<int> signal_number(const std::string& text) {
   static constexpr std::pair<std::string_view, int> kSignals[] = {
@@ -147,6 +136,19 @@ std::string nearest_listed(const std::string& name, const std::vector<std::strin
 }
 
 }  // namespace
+
+std::optional<std::string>& condition(JobMatch& match, std::string_view key) {
+  if (key == "slurm_account") return match.slurm_account;
+  if (key == "user") return match.user;
+  if (key == "partition") return match.partition;
+  if (key == "qos") return match.qos;
+  if (key == "name") return match.name;
+  return match.comment;
+}
+
+const std::optional<std::string>& condition(const JobMatch& match, std::string_view key) {
+  return condition(const_cast<JobMatch&>(match), key);
+}
 
 Expected<JobMap, MapError> parse_job_map(const std::string& text, const std::string& file) {
   try {

@@ -4,10 +4,18 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "allot/slurm.h"
 
 namespace allot::slurm {
+
+// The conditions a rule may set, by their names in the mapping file.
+inline constexpr std::string_view kConditionKeys[] = {"slurm_account", "user", "partition", "qos", "name", "comment"};
+
+// The condition named `key` (one of kConditionKeys) of `match`.
+std::optional<std::string>& condition(JobMatch& match, std::string_view key);
+const std::optional<std::string>& condition(const JobMatch& match, std::string_view key);
 
 // Whether every condition set in `match` holds for `job`.
 bool matches(const JobMatch& match, const SlurmJob& job);

@@ -1,5 +1,5 @@
 // Runs the real `allot` binary (ALLOT_BINARY) the way people and CI do, for
-// the command tests of `allot cycle` and `allot explain`.
+// the command tests of `allot cycle`, `allot explain` and `allot slurm --emit-job-submit`.
 #pragma once
 
 #include <sys/wait.h>

@@ -122,6 +122,21 @@ Expected<JobMap, MapError> parse_job_map(const std::string& text, const std::str
 // Whether every account and class the map names exists in the policy.
 std::optional<MapError> check_job_map(const JobMap& map, const PolicyTables& tables);
 
+// Where a generated job_submit.lua came from, for its header and its messages.
+struct JobSubmitSource {
+  std::string policy_hash;   // CompiledPolicy::source_hash()
+  std::string generated_on;  // --now (YYYY-MM-DD), or "" to leave the date out: then every run writes the same script
+};
+
+// A job_submit.lua for Slurm 22.05's job_submit/lua plugin (Lua 5.1) that
+// refuses, at submission and at `scontrol update`, a job asking for more GPUs,
+// nodes or --time than its class allows (docs/SLURM.md "Rejecting jobs at
+// submission"). The class is that of the map's first matching [[class]] rule,
+// as the adapter finds it; a job no rule matches is left alone. An error names
+// the rule whose glob a Lua pattern cannot express as fnmatch(3) reads it.
+Expected<std::string, MapError> job_submit_lua(const PolicyTables& tables, const JobMap& map,
+                                               const JobSubmitSource& source);
+
 // One thing the adapter did (or would do, in a dry run) to Slurm.
 struct Action {
   enum class Kind { set_priority, checkpoint_signal, requeue };
