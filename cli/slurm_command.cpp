@@ -463,6 +463,7 @@ int run_slurm(const SlurmArguments& arguments) {
     std::cerr << refusal_text(first);
     return 1;
   }
+  log_warnings(first.diagnostics);  // passed governance dates, and any other warning: loud, not fatal
   // The ledger and the audit log are written; neither may be an input or the other.
   CommandFiles files;
   files.input("--policy", arguments.policy);
@@ -498,7 +499,6 @@ int run_slurm(const SlurmArguments& arguments) {
                   first.policy->source_hash().substr(0, 12), arguments.ledger,
                   arguments.once ? "one pass" : "a pass every " + arguments.interval,
                   arguments.dry_run ? " (dry run: nothing is written)" : ""));
-  log_warnings(first.diagnostics);
   Loop loop(arguments, options, today, **adapter, audit ? &*audit : nullptr, std::move(first.policy),
             std::move(first_source), std::move(map_text));
   return loop.run();
