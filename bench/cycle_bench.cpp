@@ -45,8 +45,15 @@ Inventory big_cluster() {
   for (int n = 0; n < kNodes; ++n) {
     // Three GPU types in contiguous thirds of the fleet, like three purchases.
     const int type = n * 3 / kNodes;
-    inventory.nodes.push_back(Node{fmt::format("gpu-{:05}", n), type, kGpusPerNode, 128, 2048, n / kNodesPerBlock,
-                                   NodeState::up, std::nullopt});
+    inventory.nodes.push_back(Node{fmt::format("gpu-{:05}", n),
+                                   type,
+                                   kGpusPerNode,
+                                   128,
+                                   2048,
+                                   n / kNodesPerBlock,
+                                   NodeState::up,
+                                   std::nullopt,
+                                   {}});
   }
   return inventory;
 }

@@ -99,6 +99,8 @@ const char* action_text(slurm::Action::Kind kind) {
       return "send the checkpoint signal to";
     case slurm::Action::Kind::requeue:
       return "requeue";
+    case slurm::Action::Kind::class_limit:
+      return "comment on the class limit broken by";
   }
   return "";
 }
@@ -120,6 +122,7 @@ void print_decisions(const slurm::PassReport& report, bool dry_run) {
     if (!action.for_job.empty()) line += fmt::format(" (for job {})", action.for_job);
     if (action.kind == slurm::Action::Kind::requeue)
       line += fmt::format(", losing {:.0f} GPU-seconds", action.lost_gpu_seconds);
+    if (action.kind == slurm::Action::Kind::class_limit) line += ": " + action.text;
     std::cout << line << (action.error.empty() ? "" : " -- refused: " + action.error) << '\n';
   }
   std::cout << std::flush;

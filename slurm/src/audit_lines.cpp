@@ -19,6 +19,8 @@ const char* kind_name(Action::Kind kind) {
       return "checkpoint_signal";
     case Action::Kind::requeue:
       return "requeue";
+    case Action::Kind::class_limit:
+      return "class_limit";
   }
   return "unknown";
 }
@@ -32,7 +34,10 @@ std::string action_json(const Action& action, Seconds now, const std::string& po
               {"kind", kind_name(action.kind)},
               {"job", std::to_string(action.job)}};
   if (action.kind == Action::Kind::set_priority) record["priority"] = action.priority;
-  if (action.kind != Action::Kind::set_priority) record["for_job"] = action.for_job;
+  if (action.kind == Action::Kind::checkpoint_signal || action.kind == Action::Kind::requeue) {
+    record["for_job"] = action.for_job;
+  }
+  if (action.kind == Action::Kind::class_limit) record["comment"] = action.text;
   if (action.kind == Action::Kind::requeue)
     record["lost_gpu_seconds"] = runtime::audit::finite(action.lost_gpu_seconds);
   if (dry_run) {
@@ -54,6 +59,11 @@ std::string start_json(const ObservedStart& start, Seconds now) {
                     {"account", start.account},
                     {"class", start.job_class},
                     {"contract", runtime::audit::contract_json(start.contract)}};
+  if (!start.class_limit.empty()) {
+    Json with_limit = record;
+    with_limit["class_limit"] = start.class_limit;  // why the contract promises nothing
+    return runtime::audit::dump(with_limit, -1);
+  }
   return runtime::audit::dump(record, -1);
 }
 

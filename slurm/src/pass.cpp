@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -11,6 +12,7 @@
 #include "allot/account_columns.h"
 #include "allot/accounting.h"
 #include "allot/contracts.h"
+#include "allot/duration.h"
 #include "allot/text.h"
 #include "cluster_view.h"
 #include "crash_point.h"
@@ -104,6 +106,12 @@ class Pass {
     return found == known.end() ? job.submitted : found->second;
   }
   RunningJob running_job(const SlurmJob& job) const;
+  // The policy's class of that name, if it has one.
+  const ClassInfo* class_info(const std::string& name) const;
+  // The limit of its class `job` breaks (GPUs, nodes, runtime, a required
+  // deadline), if any; `request` is its request as the cycle sees it.
+  std::optional<std::string> class_breach(const SlurmJob& job, const runtime::JobRequest& request) const;
+  void write_class_limits();
 
   Adapter::State& adapter_;
   const CompiledPolicy& policy_;
@@ -119,7 +127,26 @@ class Pass {
   std::optional<runtime::EntitlementBook> book_;         // with the debt of earlier passes; see book()
   std::vector<const SlurmJob*> due_;                     // requeue now: their grace is over
   std::unordered_map<std::uint32_t, Seconds> stopping_;  // signalled, requeue later
+  std::map<std::uint32_t, std::string> breaches_;        // pending jobs that break their class's limits, why
 };
+
+const ClassInfo* Pass::class_info(const std::string& name) const {
+  const auto& classes = policy_.tables().classes;
+  const auto found = std::find_if(classes.begin(), classes.end(), [&](const ClassInfo& c) { return c.name == name; });
+  return found == classes.end() ? nullptr : &*found;
+}
+
+std::optional<std::string> Pass::class_breach(const SlurmJob& job, const runtime::JobRequest& request) const {
+  const ClassInfo* info = class_info(request.job_class);
+  if (info == nullptr) return std::nullopt;
+  if (auto problem = runtime::class_limit_problem(*info, request)) return problem;
+  // Slurm's time limit UNLIMITED (no --time, and a partition without one) is no limit at all.
+  if (info->max_runtime > 0 && job.time_limit == 0) {
+    return fmt::format("has no time limit; class `{}` allows at most {}", info->name,
+                       support::format_duration(static_cast<Seconds>(info->max_runtime)));
+  }
+  return std::nullopt;
+}
 
 Expected<PassReport, std::string> Pass::run() {
   Stopwatch watch;
@@ -145,6 +172,7 @@ Expected<PassReport, std::string> Pass::run() {
   report_.timings.cycle = watch.lap();
   enact_preemptions(report_.cycle);
   write_priorities(report_.cycle);
+  write_class_limits();
   report_.timings.writing += watch.lap();
   if (auto failed = track_debt()) return unexpected(*failed);
   std::vector<std::uint32_t> alive;
@@ -161,10 +189,12 @@ std::optional<std::string> Pass::read() {
   if (!nodes) return fmt::format("reading nodes from Slurm: {}", nodes.error());
   auto jobs = adapter_.backend->read_jobs();
   if (!jobs) return fmt::format("reading jobs from Slurm: {}", jobs.error());
+  auto reservations = adapter_.backend->read_reservations();
+  if (!reservations) return fmt::format("reading reservations from Slurm: {}", reservations.error());
   nodes_ = std::move(*nodes);
   jobs_ = std::move(*jobs);
   for (std::size_t i = 0; i < jobs_.size(); ++i) by_id_.emplace(jobs_[i].id, i);
-  inventory_ = inventory_of(nodes_, settings_);
+  inventory_ = inventory_of(nodes_, *reservations, settings_, now_);
   return std::nullopt;
 }
 
@@ -251,19 +281,27 @@ std::optional<std::string> Pass::remember_submissions() {
 std::optional<std::string> Pass::record_contracts() {
   std::vector<std::pair<RunKey, StoredContract>> fresh;
   const auto& stored = adapter_.store->contracts();
-  const std::vector<ClassInfo>& classes = policy_.tables().classes;
   for (const SlurmJob& job : jobs_) {
     const Placement* place = placement(job.id);
     if (!holds_resources(job) || place == nullptr || job.started <= 0) continue;
     const RunKey run{job.id, job.started};
     if (stored.count(run)) continue;
-    const auto info =
-        std::find_if(classes.begin(), classes.end(), [&](const ClassInfo& c) { return c.name == place->job_class; });
-    if (info == classes.end()) continue;  // the cycle skips it: unknown class
-    const runtime::JobRequest request = request_of(job, place->account, place->job_class, first_submitted(job));
+    const ClassInfo* info = class_info(place->job_class);
+    if (info == nullptr) continue;  // the cycle skips it: unknown class
+    const runtime::JobRequest request = request_of(job, place->account, place->job_class, first_submitted(job), now_);
     StoredContract contract{runtime::contract_at_start(*info, request, job.started, policy_.source_hash()),
                             place->account, place->job_class};
-    report_.starts.push_back(ObservedStart{job.id, job.started, place->account, place->job_class, contract.contract});
+    // A run that breaks its class's limits (Slurm started it; Allot would not
+    // have) is promised nothing: no protection, preemptible, nothing to resume.
+    const std::optional<std::string> breach = class_breach(job, request);
+    if (breach) {
+      contract.contract.protected_until = job.started;
+      contract.contract.preemptible = true;
+      contract.contract.resumable = false;
+      contract.contract.checkpoint_every = 0;
+    }
+    report_.starts.push_back(
+        ObservedStart{job.id, job.started, place->account, place->job_class, contract.contract, breach.value_or("")});
     fresh.emplace_back(run, std::move(contract));
   }
   return adapter_.store->add_contracts(fresh);
@@ -289,8 +327,8 @@ void Pass::sort_preemptions() {
 RunningJob Pass::running_job(const SlurmJob& job) const {
   const Placement* place = placement(job.id);
   RunningJob running;
-  running.request =
-      request_of(job, place ? place->account : kUnmapped, place ? place->job_class : kUnmapped, first_submitted(job));
+  running.request = request_of(job, place ? place->account : kUnmapped, place ? place->job_class : kUnmapped,
+                               first_submitted(job), now_);
   running.started = job.started;
   running.last_checkpoint = job.started;  // later checkpoints follow the contract's schedule
   running.nodes = job.node_indexes;
@@ -324,7 +362,12 @@ void Pass::build_state() {
       note(job.id, fmt::format("job {} is held; it is not ranked until it is released", job.id));
       continue;
     }
-    state_.pending.push_back(request_of(job, place->account, place->job_class, first_submitted(job)));
+    state_.pending.push_back(request_of(job, place->account, place->job_class, first_submitted(job), now_));
+    // A job that breaks its class's limits is ranked last and never a reason to preempt.
+    if (auto breach = class_breach(job, state_.pending.back())) {
+      state_.pending.back().blocked = *breach;
+      breaches_.emplace(job.id, std::move(*breach));
+    }
   }
   state_.usage = adapter_.ledger->ledger().usage_by_account(now_);
   if (runtime::EntitlementBook* book = this->book()) {
@@ -379,7 +422,7 @@ std::string Pass::write(Call call) {
 // Requeues a job whose grace is over (charged up to now already), recording the work it loses.
 void Pass::requeue(const SlurmJob& job, const std::string& for_job) {
   const RunningJob running = running_job(job);
-  Action action{Action::Kind::requeue, job.id, 0, for_job, runtime::lost_gpu_seconds(running, now_), ""};
+  Action action{Action::Kind::requeue, job.id, 0, for_job, runtime::lost_gpu_seconds(running, now_), "", ""};
   action.error = write([&](SlurmBackend& slurm) { return slurm.requeue(job.id); });
   if (action.error.empty()) crash_point("requeued");
   // A refused requeue is retried next pass; a done one ends the preemption.
@@ -403,6 +446,9 @@ std::optional<std::string> Pass::refuse_preemption(const SlurmJob* victim, const
   const SlurmJob* beneficiary = for_id ? find(*for_id) : nullptr;
   if (beneficiary == nullptr || beneficiary->phase != JobPhase::pending) return "the job it is for is not pending";
   if (beneficiary->eligible > now_) return "the job it is for may not start yet (Slurm's begin time)";
+  if (const std::string blocked = blocked_reason(*beneficiary, now_); !blocked.empty()) {
+    return "the job it is for cannot start: " + blocked;
+  }
   return std::nullopt;
 }
 
@@ -418,7 +464,7 @@ void Pass::enact_preemptions(const runtime::CycleResult& result) {
            fmt::format("not preempting job {} for job {}: {}", decision.job_id, decision.for_job, *refused));
       continue;
     }
-    Action signal{Action::Kind::checkpoint_signal, victim->id, 0, decision.for_job, decision.lost_gpu_seconds, ""};
+    Action signal{Action::Kind::checkpoint_signal, victim->id, 0, decision.for_job, decision.lost_gpu_seconds, "", ""};
     signal.error =
         write([&](SlurmBackend& slurm) { return slurm.signal_batch(victim->id, settings_.checkpoint_signal); });
     const bool sent = signal.error.empty();
@@ -443,20 +489,42 @@ void Pass::write_priorities(const runtime::CycleResult& result) {
   for (const std::string& job_id : result.ranked_job_ids) {
     const auto id = job_number(job_id);
     const SlurmJob* job = id ? find(*id) : nullptr;
-    if (job == nullptr) continue;
+    if (job == nullptr || breaches_.count(job->id)) continue;
     ids.push_back(job->id);
     current.push_back(job->priority);
   }
-  const std::vector<std::uint32_t> planned =
-      plan_priorities(current, settings_.priority_floor, settings_.priority_ceiling);
+  // Jobs that break their class's limits sit at the floor, below every ranked job.
+  for (const auto& [id, breach] : breaches_) {
+    ids.push_back(id);
+    current.push_back(find(id)->priority);
+  }
+  const std::size_t ranked = ids.size() - breaches_.size();
+  std::vector<std::uint32_t> planned(current.begin(), current.begin() + static_cast<std::ptrdiff_t>(ranked));
+  planned = plan_priorities(planned, settings_.priority_floor + 1, settings_.priority_ceiling);
+  planned.resize(ids.size(), settings_.priority_floor);
   int written = 0;
   for (std::size_t i = 0; i < ids.size() && written < settings_.max_writes_per_pass; ++i) {
     if (planned[i] == current[i]) continue;
-    Action action{Action::Kind::set_priority, ids[i], planned[i], "", 0, ""};
+    Action action{Action::Kind::set_priority, ids[i], planned[i], "", 0, "", ""};
     action.error = write([&](SlurmBackend& slurm) { return slurm.set_priority(ids[i], planned[i]); });
     if (action.error.empty()) crash_point("prioritised");
     report_.actions.push_back(std::move(action));
     ++written;
+  }
+}
+
+// Tells the owner of a job that breaks its class's limits why it is held back,
+// in the job's admin comment (`scontrol show job`, `squeue -O AdminComment`),
+// written once: again only when the reason changes.
+void Pass::write_class_limits() {
+  for (const auto& [id, breach] : breaches_) {
+    const SlurmJob* job = find(id);
+    const std::string comment =
+        fmt::format("allot: {}; ranked below every job within its limits, and promised no protection", breach);
+    if (job == nullptr || job->admin_comment == comment) continue;
+    Action action{Action::Kind::class_limit, id, 0, "", 0, "", comment};
+    action.error = write([&](SlurmBackend& slurm) { return slurm.set_admin_comment(id, comment); });
+    report_.actions.push_back(std::move(action));
   }
 }
 

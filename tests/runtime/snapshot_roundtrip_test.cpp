@@ -106,8 +106,26 @@ class StateMaker {
       node.block = intern(inventory.blocks, coin() ? "rack-1" : name("block"));
       node.state = static_cast<NodeState>(below(3));
       if (node.state == NodeState::drain && coin()) node.drain_deadline = time_in(0, kLatest);
+      if (coin()) node.features = names("feature");
       inventory.nodes.push_back(std::move(node));
     }
+    // Named node sets, as the reader keeps them: distinct names, nodes ascending and distinct.
+    for (auto [sets, kind] :
+         {std::pair{&inventory.partitions, "partition-"}, std::pair{&inventory.advance_reservations, "reservation-"}}) {
+      for (int i = 0, count = below(3); i < count; ++i) {
+        NodeSet set{name(kind + std::to_string(i) + "-"), {}};
+        for (std::size_t n = 0; n < inventory.nodes.size(); ++n) {
+          if (coin()) set.nodes.push_back(static_cast<int>(n));
+        }
+        sets->push_back(std::move(set));
+      }
+    }
+  }
+  // One to three names.
+  std::vector<std::string> names(const std::string& prefix) {
+    std::vector<std::string> list;
+    for (int i = 0, count = 1 + below(3); i < count; ++i) list.push_back(name(prefix));
+    return list;
   }
   static int intern(std::vector<std::string>& names, const std::string& name) {
     const auto it = std::find(names.begin(), names.end(), name);
@@ -132,6 +150,13 @@ class StateMaker {
     job.expected_runtime = duration();
     job.requeueable = coin();
     job.restarts = coin() ? 0 : static_cast<int>(between(0, 1'000'000));
+    if (coin()) job.partitions = names("partition");
+    if (coin()) job.features = names("feature");
+    if (coin()) job.nodelist = names("node");
+    if (coin()) job.exclude = names("node");
+    if (coin()) job.reservation = name("reservation");
+    job.exclusive = below(4) == 0;
+    if (coin()) job.blocked = name("it waits for ");
     return job;
   }
 

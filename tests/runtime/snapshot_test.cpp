@@ -88,8 +88,29 @@ drain_deadline = 2026-12-03T06:00:00Z
   REQUIRE(base);
   Snapshot snapshot = std::move(*base);
   ClusterState& state = snapshot.state;
-  JobRequest waiting{"wait \"quoted\" \\ id", "exploration/ana",   "train", 3,    2,     "h100", 0.1, 1.0 / 3.0,
-                     kWednesday9 - 3600,      kWednesday9 + 86400, 3,       5400, 12345, false,  2,   kWednesday9 - 60};
+  JobRequest waiting{"wait \"quoted\" \\ id",
+                     "exploration/ana",
+                     "train",
+                     3,
+                     2,
+                     "h100",
+                     0.1,
+                     1.0 / 3.0,
+                     kWednesday9 - 3600,
+                     kWednesday9 + 86400,
+                     3,
+                     5400,
+                     12345,
+                     false,
+                     2,
+                     kWednesday9 - 60,
+                     {},
+                     {},
+                     {},
+                     {},
+                     {},
+                     false,
+                     {}};
   state.pending.push_back(waiting);
   JobRequest running_request = waiting;
   running_request.id = "run";

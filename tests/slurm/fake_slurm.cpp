@@ -4,7 +4,7 @@ namespace slurm_test {
 
 FakeSlurm::FakeSlurm(int nodes, int gpus) {
   for (int i = 0; i < nodes; ++i) {
-    nodes_.push_back(SlurmNode{"n" + std::to_string(i + 1), "h100", gpus, 0, 32, 64.0, false, false});
+    nodes_.push_back(SlurmNode{"n" + std::to_string(i + 1), "h100", gpus, 0, 32, 64.0, false, false, {}, {}});
   }
 }
 
@@ -58,6 +58,19 @@ allot::Expected<std::vector<SlurmJob>, std::string> FakeSlurm::read_jobs() {
   std::vector<SlurmJob> jobs;
   for (const auto& [id, job] : jobs_) jobs.push_back(job);
   return jobs;
+}
+
+allot::Expected<std::vector<SlurmReservation>, std::string> FakeSlurm::read_reservations() {
+  if (unreachable_) return allot::unexpected(std::string("Socket timed out on send/recv operation"));
+  return reservations;
+}
+
+std::optional<std::string> FakeSlurm::set_admin_comment(std::uint32_t job, const std::string& text) {
+  calls_.push_back(Call{"admin_comment", job, 0});
+  const auto found = jobs_.find(job);
+  if (found == jobs_.end()) return "Invalid job id specified";
+  found->second.admin_comment = text;
+  return std::nullopt;
 }
 
 std::optional<std::string> FakeSlurm::set_priority(std::uint32_t job, std::uint32_t priority) {

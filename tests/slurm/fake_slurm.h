@@ -18,10 +18,11 @@ using allot::slurm::JobPhase;
 using allot::slurm::Seconds;
 using allot::slurm::SlurmJob;
 using allot::slurm::SlurmNode;
+using allot::slurm::SlurmReservation;
 
 // One call the adapter made.
 struct Call {
-  std::string what;  // "priority", "signal", "requeue"
+  std::string what;  // "priority", "signal", "requeue", "admin_comment"
   std::uint32_t job = 0;
   std::int64_t value = 0;  // the priority or the signal
 };
@@ -38,6 +39,8 @@ class FakeSlurm : public allot::slurm::SlurmBackend {
   // Ends a running job.
   void finish(std::uint32_t id, Seconds at);
   SlurmJob& job(std::uint32_t id) { return jobs_.at(id); }
+  SlurmNode& node(int index) { return nodes_.at(static_cast<std::size_t>(index)); }
+  std::vector<SlurmReservation> reservations;  // what read_reservations() answers
   // Reads fail until cleared (slurmctld down or timing out).
   void set_unreachable(bool unreachable) { unreachable_ = unreachable; }
   // Seconds a requeued job waits before it may start again (Slurm's cred_expire).
@@ -50,9 +53,11 @@ class FakeSlurm : public allot::slurm::SlurmBackend {
 
   allot::Expected<std::vector<SlurmNode>, std::string> read_nodes() override;
   allot::Expected<std::vector<SlurmJob>, std::string> read_jobs() override;
+  allot::Expected<std::vector<SlurmReservation>, std::string> read_reservations() override;
   std::optional<std::string> set_priority(std::uint32_t job, std::uint32_t priority) override;
   std::optional<std::string> signal_batch(std::uint32_t job, int signal) override;
   std::optional<std::string> requeue(std::uint32_t job) override;
+  std::optional<std::string> set_admin_comment(std::uint32_t job, const std::string& text) override;
 
  private:
   std::vector<SlurmNode> nodes_;

@@ -92,13 +92,20 @@ QueuedJob job(std::uint32_t id) {
   return found->second;
 }
 
-std::uint32_t submit(const std::string& account, int gpus, const std::string& name, const std::string& script) {
+std::uint32_t submit(const std::string& account, int gpus, const std::string& name, const std::string& script,
+                     const std::string& options) {
   const std::string folder = work_folder();
   const std::string output = shell(fmt::format(
       "sbatch --parsable --account={} --gres=gpu:{} --job-name={} --chdir={} --output={}/%j.out --open-mode=append "
-      "--wrap={}",
-      account, gpus, name, folder, folder, quoted(script)));
+      "{} --wrap={}",
+      account, gpus, name, folder, folder, options, quoted(script)));
   return static_cast<std::uint32_t>(std::stoul(output));
+}
+
+std::string nodes_of(std::uint32_t id) {
+  std::string nodes = shell(fmt::format("squeue -h -j {} -o %N", id));
+  while (!nodes.empty() && (nodes.back() == '\n' || nodes.back() == ' ')) nodes.pop_back();
+  return nodes;
 }
 
 std::string checkpointing_script() {

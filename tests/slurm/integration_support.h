@@ -40,8 +40,12 @@ std::map<std::uint32_t, QueuedJob> queue();
 QueuedJob job(std::uint32_t id);
 
 // Submits a batch job of `account` asking for `gpus` GPUs, running `script`
-// (bash) under the name `name`; its id.
-std::uint32_t submit(const std::string& account, int gpus, const std::string& name, const std::string& script);
+// (bash) under the name `name`, with further sbatch `options` ("-p small"); its id.
+std::uint32_t submit(const std::string& account, int gpus, const std::string& name, const std::string& script,
+                     const std::string& options = "");
+
+// The nodes a job runs on, as squeue writes them ("n1", "n[1-2]"); "" when none.
+std::string nodes_of(std::uint32_t id);
 
 // A script that traps the checkpoint signal (SIGUSR1), writing the time (ns)
 // to <work>/<job id>.usr1, and otherwise sleeps for a long time.

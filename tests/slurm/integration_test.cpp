@@ -6,13 +6,16 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -103,6 +106,36 @@ std::vector<std::uint32_t> fill_with_alpha() {
   wait_until("the alpha jobs fill the cluster", 30s,
              [&] { return std::all_of(jobs.begin(), jobs.end(), [](std::uint32_t id) { return running(id); }); });
   return jobs;
+}
+
+// Fills every GPU with `alpha` jobs of class `work` (protected for 20 s, then
+// preemptible), and waits until they are past their protection; their nodes by id.
+std::map<std::uint32_t, std::string> fill_with_preemptible_alpha() {
+  cancel_all();
+  std::map<std::uint32_t, std::string> jobs;
+  for (int i = 0; i < kClusterGpus; ++i) jobs[submit("alpha", 1, "work-fill", "sleep 600")] = "";
+  wait_until("the alpha jobs fill the cluster", 30s, [&] {
+    return std::all_of(jobs.begin(), jobs.end(), [](const auto& entry) { return running(entry.first); });
+  });
+  std::int64_t last_start = 0;
+  for (auto& [id, nodes] : jobs) {
+    nodes = nodes_of(id);
+    last_start = std::max(last_start, job(id).start);
+  }
+  wait_until("every alpha job is past its protection", 40s,
+             [&] { return static_cast<std::int64_t>(std::time(nullptr)) > last_start + 21; });
+  return jobs;
+}
+
+// The jobs checkpointed for `for_job`, by the audit log.
+std::vector<std::uint32_t> victims_for(const Setup& setup, std::uint32_t for_job) {
+  std::vector<std::uint32_t> victims;
+  for (const nlohmann::json& record : setup.records("checkpoint_signal")) {
+    if (record.value("for_job", "") == std::to_string(for_job)) {
+      victims.push_back(static_cast<std::uint32_t>(std::stoul(record["job"].get<std::string>())));
+    }
+  }
+  return victims;
 }
 
 }  // namespace
@@ -444,6 +477,125 @@ TEST_CASE("a dry run prints its decisions and writes nothing", "[slurm_integrati
   CHECK(job(b).priority == 1);  // still Slurm's own
   CHECK_FALSE(std::filesystem::exists(folder + "/ledger.db"));
   cancel_all();
+}
+
+TEST_CASE("jobs Slurm holds back are ranked but preempt no one: a dependency, a hold, a begin time",
+          "[slurm_integration]") {
+  const std::map<std::uint32_t, std::string> fill = fill_with_preemptible_alpha();
+  const std::string snapshot = work_folder() + "/held-back-state.toml";
+  Setup setup("held-back", "2026-12-01", {"--snapshot", snapshot});
+  setup.adapter.start();
+  const std::uint32_t dependent =
+      submit("beta", 1, "work-dependent", "sleep 600", "--dependency=afterok:" + std::to_string(fill.begin()->first));
+  const std::uint32_t held = submit("gamma", 1, "work-held", "sleep 600", "--hold");
+  const std::uint32_t later = submit("beta", 1, "work-later", "sleep 600", "--begin=now+1hour");
+  wait_until("the dependent and the delayed jobs are ranked", 20s,
+             [&] { return job(dependent).priority >= 1000 && job(later).priority >= 1000; });
+  setup.adapter.wait_passes(6);  // every alpha job is past its protection all along
+  CHECK(setup.records("checkpoint_signal").empty());
+  CHECK(setup.records("requeue").empty());
+  for (const auto& [id, nodes] : fill) CHECK(running(id));
+  CHECK(job(held).priority == 0);  // a held job keeps its hold: Allot writes no priority to it
+
+  // `allot explain` on the live state says why the dependent job waits.
+  std::string why;
+  REQUIRE(run_allot({"explain", std::to_string(dependent), "--policy", setup.policy, "--state", snapshot, "--engine",
+                     "interp"},
+                    why) == 0);
+  INFO(why);
+  CHECK_THAT(why, Catch::Contains("dependency"));  // the explanation wraps lines between words
+  CHECK_THAT(why, Catch::Contains("`afterok:" + std::to_string(fill.begin()->first)));
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("preemption frees GPUs only on the nodes a job may run on: partition, constraint, node list",
+          "[slurm_integration]") {
+  // The sandbox: n1 has feature `ib`; partition `small` is n2 alone.
+  const std::map<std::uint32_t, std::string> fill = fill_with_preemptible_alpha();
+  Setup setup("constraints");
+  setup.adapter.start();
+  const std::uint32_t on_ib = submit("beta", 1, "work-ib", "sleep 600", "--constraint=ib");
+  const std::uint32_t small = submit("gamma", 1, "work-small", "sleep 600", "-p small");
+  const std::uint32_t listed = submit("beta", 1, "work-listed", "sleep 600", "--nodelist=n2");
+  wait_until("the three jobs run", 90s, [&] { return running(on_ib) && running(small) && running(listed); });
+  CHECK(nodes_of(on_ib) == "n1");
+  CHECK(nodes_of(small) == "n2");
+  CHECK(nodes_of(listed) == "n2");
+  const std::map<std::uint32_t, std::string> wanted = {{on_ib, "n1"}, {small, "n2"}, {listed, "n2"}};
+  for (const auto& [waiting, node] : wanted) {
+    const std::vector<std::uint32_t> victims = victims_for(setup, waiting);
+    INFO("job " << waiting << " on " << node);
+    CHECK(victims.size() == 1);
+    for (std::uint32_t victim : victims) CHECK(fill.at(victim) == node);
+  }
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("an exclusive job gets a whole node emptied for it", "[slurm_integration]") {
+  const std::map<std::uint32_t, std::string> fill = fill_with_preemptible_alpha();
+  Setup setup("exclusive");
+  setup.adapter.start();
+  const std::uint32_t whole = submit("beta", 1, "work-whole", "sleep 600", "--exclusive");
+  wait_until("the exclusive job runs", 90s, [&] { return running(whole); });
+  const std::string node = nodes_of(whole);
+  const std::vector<std::uint32_t> victims = victims_for(setup, whole);
+  CHECK(victims.size() == static_cast<std::size_t>(kClusterGpus / 2));  // every job on its node, no other
+  for (std::uint32_t victim : victims) CHECK(fill.at(victim) == node);
+  for (const auto& [id, queued] : queue()) {
+    if (id != whole && queued.state == "RUNNING") CHECK(nodes_of(id) != node);
+  }
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("a job in an advance reservation takes capacity only inside it", "[slurm_integration]") {
+  const std::map<std::uint32_t, std::string> fill = fill_with_preemptible_alpha();
+  shell(
+      "scontrol create reservation ReservationName=allot-test StartTime=now Duration=30 Nodes=n1 "
+      "Users=$(id -un) Flags=IGNORE_JOBS");
+  struct Deleted {  // whatever the test's outcome, later tests see no reservation
+    ~Deleted() { (void)std::system("scontrol delete ReservationName=allot-test >/dev/null 2>&1"); }
+  } deleted;
+  Setup setup("reservation");
+  setup.adapter.start();
+  const std::uint32_t inside = submit("beta", 1, "work-inside", "sleep 600", "--reservation=allot-test");
+  wait_until("the reserved job runs", 90s, [&] { return running(inside); });
+  CHECK(nodes_of(inside) == "n1");
+  const std::vector<std::uint32_t> victims = victims_for(setup, inside);
+  CHECK(victims.size() == 1);
+  for (std::uint32_t victim : victims) CHECK(fill.at(victim) == "n1");
+  setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("a job that breaks its class's limits is ranked last and told why in its admin comment",
+          "[slurm_integration]") {
+  fill_with_alpha();
+  Setup setup("class-limits");
+  // Class `small` (jobs named small-*) allows one GPU for ten minutes.
+  write_file(setup.policy,
+             replaced(read_file(setup.policy), "  class long {",
+                      "  class small {\n    max_gpus 1\n    max_runtime 10m\n    resumable\n  }\n\n  class long {"));
+  write_file(setup.map, replaced(read_file(setup.map), "[[class]]\nname = \"long-*\"",
+                                 "[[class]]\nname = \"small-*\"\nclass = \"small\"\n\n[[class]]\nname = \"long-*\""));
+  setup.adapter.start();
+  const std::uint32_t fine = submit("beta", 1, "small-fine", "sleep 600", "--time=5");
+  const std::uint32_t greedy = submit("beta", 2, "small-greedy", "sleep 600", "--time=5");
+  const std::uint32_t slow = submit("gamma", 1, "small-slow", "sleep 600", "--time=60");
+  auto admin_comment = [](std::uint32_t id) {
+    const std::string shown = shell(fmt::format("scontrol show job -o {}", id));
+    const std::size_t at = shown.find("AdminComment=");
+    return at == std::string::npos ? std::string() : shown.substr(at + 13, shown.find('\n', at) - at - 13);
+  };
+  wait_until("both breaking jobs are told why", 20s,
+             [&] { return !admin_comment(greedy).empty() && !admin_comment(slow).empty(); });
+  setup.adapter.wait_passes(2);
+  CHECK(job(fine).priority > 1000);
+  CHECK(job(greedy).priority == 1000);
+  CHECK(job(slow).priority == 1000);
+  CHECK_THAT(admin_comment(greedy), Catch::Contains("asks for 2 GPUs; class `small` allows at most 1"));
+  CHECK_THAT(admin_comment(slow), Catch::Contains("asks for a time limit of 1h; class `small` allows at most 10m"));
+  CHECK(admin_comment(fine).empty());
+  CHECK(setup.records("class_limit").size() == 2);  // each told once
+  setup.adapter.signal(SIGTERM);
 }
 
 }  // namespace integration

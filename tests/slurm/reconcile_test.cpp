@@ -388,4 +388,133 @@ TEST_CASE("a state file from before owed was kept counts its stored debt as owed
   CHECK(report.state.owed.at("beta") == Approx(0.5));
 }
 
+TEST_CASE("a job Slurm holds back for its own reasons is ranked but preempts no one", "[slurm][preempt][constraints]") {
+  struct Case {
+    const char* what;
+    void (*hold_back)(SlurmJob&, Seconds now);
+    const char* reason;
+  };
+  const std::vector<Case> cases = {
+      {"a dependency on a running job",
+       [](SlurmJob& job, Seconds) {
+         job.dependency = "afterok:100(unfulfilled)";
+         job.wait_reason = "Dependency";
+         job.waits_outside = true;
+         job.eligible = 0;  // what libslurm reports for it
+       },
+       "it waits for its dependency `afterok:100(unfulfilled)`"},
+      {"a begin time",
+       [](SlurmJob& job, Seconds now) {
+         job.begin = now + 3600;
+         job.wait_reason = "BeginTime";
+         job.waits_outside = true;
+       },
+       "it may not start before its begin time"},
+      {"a limit of Slurm's",
+       [](SlurmJob& job, Seconds) {
+         job.wait_reason = "QOSMaxGRESPerUser";
+         job.waits_outside = true;
+       },
+       "Slurm holds it back: QOSMaxGRESPerUser"},
+      {"a constraint Allot does not model", [](SlurmJob& job, Seconds) { job.constraint = "a100|h100"; },
+       "its constraint `a100|h100` is more than Allot models"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    TempFolder folder("allot-slurm");
+    Crowded cluster;
+    const auto policy = compile(two_team_policy("10m", "2m"));
+    auto adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+    pass(*adapter, *policy, kStart + 60);
+    cluster.beta = cluster.slurm.submit("beta", 1, kStart + 5 * kMinute);
+    c.hold_back(cluster.slurm.job(cluster.beta), kStart + 11 * kMinute);
+    allot::slurm::PassReport last;
+    for (Seconds t = kStart + 11 * kMinute; t < kStart + 60 * kMinute; t += 5 * kMinute) {
+      cluster.slurm.clock = t;
+      last = pass(*adapter, *policy, t);
+    }
+    CHECK(cluster.slurm.calls_of("signal").empty());
+    CHECK(cluster.slurm.calls_of("requeue").empty());
+    // Ranked all the same: its priority is written and the snapshot says why it waits.
+    CHECK(jobs_called(cluster.slurm, "priority") == std::vector<std::uint32_t>{cluster.beta});
+    REQUIRE(last.state.pending.size() == 1);
+    CHECK_THAT(last.state.pending[0].blocked, Catch::Contains(c.reason));
+  }
+}
+
+TEST_CASE("preemption happens only on nodes in the waiting job's partition", "[slurm][preempt][constraints]") {
+  // Whichever node is in `small`, the victim is the job on it.
+  for (const int small : {0, 1}) {
+    INFO("partition `small` is node " << small);
+    TempFolder folder("allot-slurm");
+    FakeSlurm slurm(2, 1);
+    slurm.node(0).partitions = {"gpu"};
+    slurm.node(1).partitions = {"gpu"};
+    slurm.node(small).partitions.push_back("small");
+    slurm.clock = kStart;
+    std::vector<std::uint32_t> alpha;
+    for (int node = 0; node < 2; ++node) {
+      alpha.push_back(slurm.submit("alpha", 1, kStart - 60));
+      slurm.start(alpha.back(), node, kStart);
+    }
+    const auto policy = compile(two_team_policy("10m", "2m"));
+    auto adapter = open_adapter(slurm, folder.file("state.db"));
+    pass(*adapter, *policy, kStart + 60);
+    const std::uint32_t beta = slurm.submit("beta", 1, kStart + 5 * kMinute, "small");
+    slurm.job(beta).partitions = {"small"};
+    slurm.clock = kStart + 20 * kMinute;
+    pass(*adapter, *policy, kStart + 20 * kMinute);
+    CHECK(jobs_called(slurm, "signal") == std::vector<std::uint32_t>{alpha[static_cast<std::size_t>(small)]});
+  }
+}
+
+TEST_CASE("a job that breaks its class's limits sits at the floor, is told why, and is promised nothing",
+          "[slurm][class_limits]") {
+  TempFolder folder("allot-slurm");
+  FakeSlurm slurm(1, 4);
+  slurm.clock = kStart;
+  // Class `pinned` (partition `pinned`) allows one GPU and 30 minutes.
+  std::string text = two_team_policy("10m", "2m");
+  text.replace(text.find("preemptible false"), std::string("preemptible false").size(),
+               "preemptible false\n    max_gpus 1\n    max_runtime 30m");
+  const auto policy = compile(text);
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  const std::uint32_t fine = slurm.submit("alpha", 1, kStart, "pinned");
+  slurm.job(fine).time_limit = 20 * kMinute;
+  const std::uint32_t greedy = slurm.submit("alpha", 2, kStart, "pinned");
+  slurm.job(greedy).time_limit = 20 * kMinute;
+  const std::uint32_t endless = slurm.submit("beta", 1, kStart, "pinned");  // no --time: UNLIMITED
+  const std::uint32_t slow = slurm.submit("beta", 1, kStart, "pinned");
+  slurm.job(slow).time_limit = 2 * 3600;
+
+  const auto report = pass(*adapter, *policy, kStart + 60);
+  // Within its limits: ranked above the floor; the others at it.
+  CHECK(slurm.job(fine).priority > 1000);
+  for (const std::uint32_t id : {greedy, endless, slow}) {
+    INFO("job " << id);
+    CHECK(slurm.job(id).priority == 1000);
+  }
+  CHECK_THAT(slurm.job(greedy).admin_comment, Catch::Contains("asks for 2 GPUs; class `pinned` allows at most 1"));
+  CHECK_THAT(slurm.job(endless).admin_comment, Catch::Contains("has no time limit; class `pinned` allows at most 30m"));
+  CHECK_THAT(slurm.job(slow).admin_comment,
+             Catch::Contains("asks for a time limit of 2h; class `pinned` allows at most 30m"));
+  CHECK(slurm.job(fine).admin_comment.empty());
+  const auto comments = std::count_if(report.actions.begin(), report.actions.end(),
+                                      [](const Action& a) { return a.kind == Action::Kind::class_limit; });
+  CHECK(comments == 3);
+
+  // The comments are written once, not every pass.
+  slurm.clear_calls();
+  pass(*adapter, *policy, kStart + 120);
+  CHECK(slurm.calls_of("admin_comment").empty());
+
+  // Slurm starts the greedy job anyway: it is promised no protection, and may be preempted.
+  slurm.start(greedy, 0, kStart + 180);
+  const auto started = pass(*adapter, *policy, kStart + 240);
+  REQUIRE(started.starts.size() == 1);
+  CHECK(started.starts[0].class_limit == "asks for 2 GPUs; class `pinned` allows at most 1");
+  CHECK(started.starts[0].contract.preemptible);
+  CHECK(started.starts[0].contract.protected_until == kStart + 180);
+}
+
 }  // namespace slurm_test

@@ -33,6 +33,19 @@ struct JobRequest {
   bool requeueable = true;        // false: never chosen as a victim
   int restarts = 0;
   Seconds queued = 0;  // when it last entered the queue (0: `submitted`); `job.wait` counts from here
+  // Where it may run (docs/STATE.md "Where a job may run"); every node when all are empty.
+  std::vector<std::string> partitions;  // on the nodes of any one of these (Inventory::partitions)
+  std::vector<std::string> features;    // on nodes that have every one of these features
+  std::vector<std::string> nodelist;    // only on these nodes
+  std::vector<std::string> exclude;     // never on these nodes
+  // Inside this advance reservation (Inventory::advance_reservations); when
+  // empty, never on a node an advance reservation holds.
+  std::string reservation;
+  bool exclusive = false;  // on whole nodes it shares with no other job
+  // Why it cannot start whatever the policy decides (a dependency, a hold, a
+  // begin time, a limit of the site's): ranked, never placed, never a reason
+  // to preempt or hold capacity; empty when it may start.
+  std::string blocked;
 };
 
 // The promise a job started under. It stays with the job when the policy is

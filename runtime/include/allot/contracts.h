@@ -24,7 +24,9 @@ Contract contract_at_start(const ClassInfo& info, const JobRequest& job, Seconds
                            const std::string& policy_hash);
 
 // Why the class does not allow this job to start (too many GPUs or nodes, a
-// missing deadline), or nullopt.
+// runtime limit past its `max_runtime`, a missing deadline), or nullopt. A job
+// without a runtime limit (expected_runtime 0) is held to `max_runtime` by
+// whoever runs it, not refused here.
 std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobRequest& job);
 
 // The time a job would resume from if it stopped at `at`: its last checkpoint

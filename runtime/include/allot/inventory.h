@@ -33,6 +33,14 @@ struct Node {
   int block = 0;  // index into Inventory::blocks (a rack or switch)
   NodeState state = NodeState::up;
   std::optional<Seconds> drain_deadline;  // set only for draining nodes that have one
+  std::vector<std::string> features;      // what jobs may ask for by name ("a100", "ib")
+};
+
+// A named set of nodes: a partition (Slurm's; a queue elsewhere) or an advance
+// reservation. A node may be in several.
+struct NodeSet {
+  std::string name;
+  std::vector<int> nodes;  // indexes into Inventory::nodes, ascending
 };
 
 // The most nodes an inventory may have (a group, the whole file, a scaled
@@ -47,6 +55,11 @@ struct Inventory {
   std::vector<std::string> gpu_types;  // distinct, in order of first appearance
   std::vector<std::string> blocks;     // distinct, in order of first appearance
   std::vector<Node> nodes;
+  // Where jobs may ask to run (JobRequest::partitions); none: jobs run anywhere.
+  std::vector<NodeSet> partitions;
+  // Advance reservations in force: their nodes take only the jobs that name
+  // them (JobRequest::reservation).
+  std::vector<NodeSet> advance_reservations;
 
   // GPUs on every node, whatever its state.
   int total_gpus() const;

@@ -72,12 +72,12 @@ std::optional<BlockedHold> blocked_hold(const NodePool& pool, const NodeRequest&
                                         const std::vector<std::vector<int>>& jobs_on_node,
                                         const std::vector<bool>& reserved, const PolicyTables& tables, Seconds now) {
   const Inventory& inventory = pool.inventory();
-  const NodeAmounts need = per_node(shape);
   std::map<int, std::vector<Candidate>> by_block;
   std::vector<Candidate> all;
   for (std::size_t n = 0; n < inventory.nodes.size(); ++n) {
     const Node& node = inventory.nodes[n];
     const int index = static_cast<int>(n);
+    const NodeAmounts need = held_on(inventory, index, shape);
     if (reserved[n] || !pool.matches(index, shape) || node.gpus < need.gpus || node.cpus < need.cpus ||
         node.memory_gib < need.memory_gib) {
       continue;

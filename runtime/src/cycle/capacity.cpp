@@ -34,8 +34,8 @@ std::optional<std::vector<int>> Capacity::find_lending(std::span<const Claim* co
 }
 
 const std::string& Capacity::failure_reason(const NodeRequest& shape) {
-  const auto key =
-      std::tuple(shape.gpu_type, shape.nodes, shape.gpus_per_node, shape.cpus_per_node, shape.memory_gib_per_node);
+  const auto key = std::tuple(shape.gpu_type, shape.nodes, shape.gpus_per_node, shape.cpus_per_node,
+                              shape.memory_gib_per_node, shape.node_set, shape.exclusive);
   auto it = reasons_.find(key);
   if (it == reasons_.end()) it = reasons_.emplace(key, pool_.failure_reason(shape)).first;
   return it->second;
@@ -43,6 +43,11 @@ const std::string& Capacity::failure_reason(const NodeRequest& shape) {
 
 void Capacity::take(std::span<const int> nodes, const NodeAmounts& amounts) {
   pool_.take(nodes, amounts);
+  reasons_.clear();
+}
+
+void Capacity::take_for(std::span<const int> nodes, const NodeRequest& shape) {
+  pool_.take_for(nodes, shape);
   reasons_.clear();
 }
 

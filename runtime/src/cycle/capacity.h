@@ -43,6 +43,8 @@ class Capacity {
 
   // A job holds (starts on, or runs on) `nodes`.
   void take(std::span<const int> nodes, const NodeAmounts& amounts);
+  // A job of `shape` starts on `nodes` (held_on: whole nodes when exclusive).
+  void take_for(std::span<const int> nodes, const NodeRequest& shape);
   // A job on `nodes` stopped now: its resources are free.
   void release(std::span<const int> nodes, const NodeAmounts& amounts);
   // A job on `nodes` stops later: until then its resources are what a claim there waits for.
@@ -62,7 +64,7 @@ class Capacity {
   NodePool pool_;
   std::vector<NodeAmounts> stopping_, claimed_, overlap_;
   FailedShapes failed_;
-  std::map<std::tuple<int, int, int, double, double>, std::string> reasons_;  // failure_reason by shape
+  std::map<std::tuple<int, int, int, double, double, int, bool>, std::string> reasons_;  // failure_reason by shape
 };
 
 }  // namespace allot::runtime::cycle

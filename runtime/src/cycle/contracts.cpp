@@ -47,6 +47,11 @@ std::optional<std::string> class_limit_problem(const ClassInfo& info, const JobR
   if (info.max_nodes > 0 && job.nodes > info.max_nodes) {
     return fmt::format("asks for {} nodes; class `{}` allows at most {}", job.nodes, info.name, info.max_nodes);
   }
+  if (info.max_runtime > 0 && job.expected_runtime > whole_seconds(info.max_runtime)) {
+    return fmt::format("asks for a time limit of {}; class `{}` allows at most {}",
+                       support::format_duration(job.expected_runtime), info.name,
+                       support::format_duration(whole_seconds(info.max_runtime)));
+  }
   if (info.deadline_required && !job.deadline) {
     return fmt::format("class `{}` requires a deadline and the job has none", info.name);
   }

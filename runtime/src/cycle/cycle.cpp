@@ -192,6 +192,7 @@ void CycleRun::place(const PendingJob& job, std::size_t position) {
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];
   if (auto problem = class_limit_problem(info, *job.request)) return skip(job, position, *problem);
   if (!job.known_gpu_type) return skip(job, position, no_node_of_type(job.request->gpu_type));
+  if (!job.cannot_start.empty()) return skip(job, position, cannot_start(job.cannot_start));
   if (reservations_.count(job.request->id)) {
     if (!start_reserved(job, position)) {
       skip(job, position, waits_on_reservation(state_.inventory, reservations_.at(job.request->id)));
@@ -302,7 +303,7 @@ std::optional<std::string> CycleRun::hold_for(const PendingJob& job, std::size_t
       return std::nullopt;
     }
   }
-  Hold hold{job.request->id, Claim{where->nodes, per_node(job.shape)}, where->when,
+  Hold hold{job.request->id, Claim{where->nodes, held_on_each(state_.inventory, where->nodes, job.shape)}, where->when,
             options_.yield_backfill && !policy_.has_preempt()};
   capacity_.claim(hold.claim);
   std::string text = held_for_it(state_.inventory, hold, state_.now);
@@ -332,7 +333,7 @@ void CycleRun::take_freed(const PendingJob& job, std::size_t position, const std
     start(job, position, nodes, freed);
     return;
   }
-  const NodeAmounts amounts = per_node(job.shape);
+  const NodeAmounts amounts = held_on_each(state_.inventory, nodes, job.shape);
   Reservation reservation{job.request->id, nodes,        release + options_.reservation_ttl,
                           amounts.gpus,    amounts.cpus, amounts.memory_gib};
   skip(job, position, reserved_until_they_stop(state_.inventory, nodes, freed, release));
@@ -376,7 +377,7 @@ void CycleRun::stop(int active, Seconds stops_at, double lost, const std::string
 
 Decision& CycleRun::start(const PendingJob& job, std::size_t position, const std::vector<int>& nodes,
                           const std::string& how) {
-  capacity_.take(nodes, per_node(job.shape));
+  capacity_.take_for(nodes, job.shape);
   balance_.add(job.account, job_rate(job, nodes));
   count_fast_lane(job, 1);
   const ClassInfo& info = tables_.classes[static_cast<std::size_t>(job.job_class)];

@@ -30,7 +30,7 @@ int find_or(const NameIndex& index, std::string_view name, int fallback) {
 }
 
 PendingJob resolve_pending(const JobRequest& job, const PolicyTables& tables, const AccountIndex& accounts,
-                           const NameIndex& classes, const NameIndex& gpu_types) {
+                           const NameIndex& classes, const NameIndex& gpu_types, NodeSets& node_sets) {
   PendingJob pending;
   pending.request = &job;
   pending.account = accounts.find(job.account).value_or(-1);
@@ -40,6 +40,11 @@ PendingJob resolve_pending(const JobRequest& job, const PolicyTables& tables, co
     pending.shape.gpu_type = find_or(gpu_types, job.gpu_type, kAnyGpuType);
     pending.known_gpu_type = pending.shape.gpu_type != kAnyGpuType;
   }
+  pending.shape.exclusive = job.exclusive;
+  Eligibility where = node_sets.resolve(job);
+  pending.shape.eligible = where.mask;
+  pending.shape.node_set = where.node_set;
+  pending.cannot_start = job.blocked.empty() ? std::move(where.problem) : job.blocked;
   if (pending.account < 0) {
     pending.problem = account_not_in_policy(job.account, tables.name);
   } else if (!tables.accounts[static_cast<std::size_t>(pending.account)].leaf) {
@@ -66,13 +71,13 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
                        const UnitWeights& unit) {
   const NameIndex classes = class_index(tables);
   const NameIndex gpu_types = gpu_type_index(state.inventory);
-  CycleJobs jobs;
+  CycleJobs jobs(state.inventory);
   jobs.activity.held.resize(tables.accounts.size());
   jobs.activity.pending_jobs.assign(tables.accounts.size(), 0.0);
   jobs.jobs_on_node.resize(state.inventory.nodes.size());
   jobs.pending.reserve(state.pending.size());
   for (const JobRequest& job : state.pending) {
-    jobs.pending.push_back(resolve_pending(job, tables, accounts, classes, gpu_types));
+    jobs.pending.push_back(resolve_pending(job, tables, accounts, classes, gpu_types, jobs.node_sets));
     if (jobs.pending.back().account >= 0)
       jobs.activity.pending_jobs[static_cast<std::size_t>(jobs.pending.back().account)] += 1;
   }
@@ -84,6 +89,11 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
     active.job_class = find_or(classes, job.request.job_class, -1);
     active.per_node =
         NodeAmounts{job.request.gpus_per_node, job.request.cpus_per_node, job.request.memory_gib_per_node};
+    if (job.request.exclusive && valid_nodes(job, state.inventory)) {
+      NodeRequest whole{kAnyGpuType, 1, active.per_node.gpus, active.per_node.cpus, active.per_node.memory_gib};
+      whole.exclusive = true;
+      active.per_node = held_on_each(state.inventory, job.nodes, whole);
+    }
     active.node_count = static_cast<int>(job.nodes.size());
     active.stopping = job.stopping_at.has_value();
     active.stopped = (job.stopping_at && *job.stopping_at <= state.now) || !valid_nodes(job, state.inventory);

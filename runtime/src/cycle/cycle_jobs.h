@@ -11,6 +11,7 @@
 #include "allot/cycle.h"
 #include "allot/ledger.h"
 #include "allot/policy.h"
+#include "eligibility.h"
 #include "placement.h"
 
 namespace allot::runtime::cycle {
@@ -22,6 +23,9 @@ struct PendingJob {
   int job_class = -1;  // index into PolicyTables::classes
   NodeRequest shape;
   std::string problem;  // why it cannot be ranked (unknown account or class); empty when it can
+  // Why it is ranked but cannot start (JobRequest::blocked, or it may run on no
+  // node: Eligibility::problem); empty when it may start.
+  std::string cannot_start;
   bool known_gpu_type = true;
   std::size_t row = 0;  // its row in the pending job table (rankable jobs only)
 };
@@ -31,7 +35,7 @@ struct ActiveJob {
   const RunningJob* job = nullptr;
   int account = -1;  // -1 when the current policy does not know it (after a swap)
   int job_class = -1;
-  NodeAmounts per_node;
+  NodeAmounts per_node;   // what it holds on each node (whole nodes when exclusive)
   int node_count = 0;     // nodes it holds
   double rate = 0;        // what it costs per hour in the policy's unit
   bool stopping = false;  // its stop is decided (stopping_at, or in this cycle)
@@ -44,10 +48,13 @@ double rate_of(const UnitWeights& unit, const Inventory& inventory, const std::v
 
 // Every job of the state, resolved.
 struct CycleJobs {
+  explicit CycleJobs(const Inventory& inventory) : node_sets(inventory) {}
+
   std::vector<PendingJob> pending;             // in state order
   std::vector<ActiveJob> active;               // in state order, one per running job
   std::vector<std::vector<int>> jobs_on_node;  // node -> active indexes holding it
   AccountActivity activity;                    // by policy account index
+  NodeSets node_sets;                          // the masks PendingJob::shape points into
 };
 
 CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,

@@ -67,6 +67,10 @@ std::string beyond_placement_depth(std::size_t depth) {
 
 std::string no_node_of_type(const std::string& gpu_type) { return fmt::format("no node has GPU type `{}`", gpu_type); }
 
+std::string cannot_start(const std::string& why) {
+  return fmt::format("it cannot start: {}; it keeps its place in the queue and takes no capacity from other jobs", why);
+}
+
 std::string waits_on_reservation(const Inventory& inventory, const Reservation& reservation) {
   return fmt::format("capacity on {} is reserved for it until {}; it starts once the preempted jobs there stop",
                      node_list(inventory, reservation.nodes), support::format_timestamp(reservation.until));

@@ -36,6 +36,9 @@ std::string backfilled(const BackfillChoice& choice);
 
 std::string beyond_placement_depth(std::size_t depth);
 std::string no_node_of_type(const std::string& gpu_type);
+// A job that may not start whatever the policy decides (PendingJob::cannot_start):
+// it keeps its place in the queue and takes no one's capacity.
+std::string cannot_start(const std::string& why);
 std::string waits_on_reservation(const Inventory& inventory, const Reservation& reservation);
 // Capacity freed for it by stopping jobs with a grace (`freed`: how, from
 // freed_by_*), reserved until they stop at `release`.

@@ -1,6 +1,7 @@
 #include "placement.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -17,15 +18,34 @@ std::string gpu_phrase(const Inventory& inventory, int gpu_type, int gpus) {
   return fmt::format("{} free {} {}", gpus, inventory.gpu_types[static_cast<std::size_t>(gpu_type)], noun);
 }
 
-long long shape_key(const NodeRequest& request) {
-  return (static_cast<long long>(request.gpu_type + 1) << 42) | (static_cast<long long>(request.nodes) << 21) |
-         request.gpus_per_node;
+std::tuple<int, int, int, int, bool> shape_key(const NodeRequest& request) {  // FailedShapes::Key
+  return {request.gpu_type, request.nodes, request.gpus_per_node, request.node_set, request.exclusive};
+}
+
+NodeAmounts capacity_of(const Node& node) {
+  return NodeAmounts{node.gpus, static_cast<double>(node.cpus), node.memory_gib};
 }
 
 }  // namespace
 
 NodeAmounts per_node(const NodeRequest& request) {
   return NodeAmounts{request.gpus_per_node, request.cpus_per_node, request.memory_gib_per_node};
+}
+
+NodeAmounts held_on(const Inventory& inventory, int node, const NodeRequest& request) {
+  if (!request.exclusive) return per_node(request);
+  return capacity_of(inventory.nodes[static_cast<std::size_t>(node)]);
+}
+
+NodeAmounts held_on_each(const Inventory& inventory, const std::vector<int>& nodes, const NodeRequest& request) {
+  if (!request.exclusive) return per_node(request);
+  NodeAmounts most = per_node(request);
+  for (int node : nodes) {
+    const NodeAmounts whole = capacity_of(inventory.nodes[static_cast<std::size_t>(node)]);
+    most = NodeAmounts{std::max(most.gpus, whole.gpus), std::max(most.cpus, whole.cpus),
+                       std::max(most.memory_gib, whole.memory_gib)};
+  }
+  return most;
 }
 
 NodePool::NodePool(const Inventory& inventory)
@@ -75,19 +95,25 @@ void NodePool::take(std::span<const int> nodes, const NodeAmounts& amounts) {
   }
 }
 
+void NodePool::take_for(std::span<const int> nodes, const NodeRequest& request) {
+  for (const int& node : nodes) take(std::span<const int>(&node, 1), held_on(inventory_, node, request));
+}
+
 void NodePool::give(std::span<const int> nodes, const NodeAmounts& amounts) {
   take(nodes, NodeAmounts{-amounts.gpus, -amounts.cpus, -amounts.memory_gib});
 }
 
 bool NodePool::matches(int node, const NodeRequest& request) const {
   const Node& info = inventory_.nodes[static_cast<std::size_t>(node)];
-  return info.state == NodeState::up && (request.gpu_type == kAnyGpuType || info.gpu_type == request.gpu_type);
+  return info.state == NodeState::up && (request.gpu_type == kAnyGpuType || info.gpu_type == request.gpu_type) &&
+         (request.eligible == nullptr || (*request.eligible)[static_cast<std::size_t>(node)]);
 }
 
 bool NodePool::has_room(int node, const NodeRequest& request) const {
+  if (request.eligible != nullptr && !(*request.eligible)[static_cast<std::size_t>(node)]) return false;
   const NodeAmounts& free = free_[static_cast<std::size_t>(node)];
-  return free.gpus >= request.gpus_per_node && free.cpus + kSlack >= request.cpus_per_node &&
-         free.memory_gib + kSlack >= request.memory_gib_per_node;
+  const NodeAmounts need = held_on(inventory_, node, request);
+  return free.gpus >= need.gpus && free.cpus + kSlack >= need.cpus && free.memory_gib + kSlack >= need.memory_gib;
 }
 
 std::vector<int> NodePool::types_of(const NodeRequest& request) const {
@@ -191,7 +217,11 @@ int NodePool::nodes_with_gpus(const NodeRequest& request) const {
     const auto& buckets = buckets_[static_cast<std::size_t>(type)];
     for (std::size_t gpus = static_cast<std::size_t>(std::max(0, request.gpus_per_node)); gpus < buckets.size();
          ++gpus) {
-      count += static_cast<int>(buckets[gpus].size());
+      if (request.eligible == nullptr) {
+        count += static_cast<int>(buckets[gpus].size());
+        continue;
+      }
+      for (int node : buckets[gpus]) count += (*request.eligible)[static_cast<std::size_t>(node)] ? 1 : 0;
     }
   }
   return count;
@@ -202,7 +232,12 @@ int NodePool::most_free_gpus(const NodeRequest& request) const {
   for (int type : types_of(request)) {
     const auto& buckets = buckets_[static_cast<std::size_t>(type)];
     for (std::size_t gpus = buckets.size(); gpus-- > 0;) {
-      if (buckets[gpus].empty()) continue;
+      const auto& bucket = buckets[gpus];
+      if (std::none_of(bucket.begin(), bucket.end(), [&](int node) {
+            return request.eligible == nullptr || (*request.eligible)[static_cast<std::size_t>(node)];
+          })) {
+        continue;
+      }
       most = std::max(most, static_cast<int>(gpus));
       break;
     }
@@ -211,19 +246,43 @@ int NodePool::most_free_gpus(const NodeRequest& request) const {
 }
 
 std::string NodePool::failure_reason(const NodeRequest& request) const {
+  // "node" or "node it may use" (its partitions, features, node list...).
+  const std::string_view where = request.eligible != nullptr ? " it may use" : "";
+  if (request.exclusive) {
+    int whole = 0;
+    for (std::size_t n = 0; n < inventory_.nodes.size(); ++n) {
+      const int node = static_cast<int>(n);
+      whole += slot_[n] >= 0 && matches(node, request) && has_room(node, request) ? 1 : 0;
+    }
+    if (request.nodes == 1) return fmt::format("it asks for a whole node and no node{} is free of other jobs", where);
+    return fmt::format("it asks for {} whole nodes and {} node{} {} free of other jobs", request.nodes, whole, where,
+                       whole == 1 ? "is" : "are");
+  }
   const int with_gpus = nodes_with_gpus(request);
   if (request.nodes > 1 && with_gpus < request.nodes) {
-    return fmt::format("needs {} nodes with {} each; {} {} them now", request.nodes,
+    return fmt::format("needs {} nodes with {} each; {} {}{} {} them now", request.nodes,
                        gpu_phrase(inventory_, request.gpu_type, request.gpus_per_node), with_gpus,
-                       with_gpus == 1 ? "node has" : "nodes have");
+                       with_gpus == 1 ? "node" : "nodes", where, with_gpus == 1 ? "has" : "have");
   }
   if (with_gpus < request.nodes) {
-    return fmt::format("no node has {} (the most on one node is {})",
+    return fmt::format("no node{} has {} (the most on one node is {})", where,
                        gpu_phrase(inventory_, request.gpu_type, request.gpus_per_node), most_free_gpus(request));
   }
-  return fmt::format("no node with {} also has {:g} CPUs and {:g} GiB of memory free",
+  return fmt::format("no node{} with {} also has {:g} CPUs and {:g} GiB of memory free", where,
                      gpu_phrase(inventory_, request.gpu_type, request.gpus_per_node), request.cpus_per_node,
                      request.memory_gib_per_node);
+}
+
+std::size_t FailedShapes::KeyHash::operator()(const Key& key) const {
+  const auto [gpu_type, nodes, gpus, node_set, exclusive] = key;
+  std::uint64_t hash = static_cast<std::uint32_t>(gpu_type + 1);
+  for (const std::uint64_t part :
+       {static_cast<std::uint64_t>(static_cast<std::uint32_t>(nodes)),
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(gpus)),
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(node_set + 1)), static_cast<std::uint64_t>(exclusive)}) {
+    hash = (hash ^ part) * 0x100000001b3ULL;  // FNV-1a's prime, over 32-bit parts
+  }
+  return static_cast<std::size_t>(hash);
 }
 
 bool FailedShapes::known_to_fail(const NodeRequest& request) const {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -19,6 +20,9 @@ namespace allot::runtime::cycle {
 // A request that takes any GPU type.
 inline constexpr int kAnyGpuType = -1;
 
+// A request that may use every node of the inventory.
+inline constexpr int kEveryNode = -1;
+
 // What one job needs.
 struct NodeRequest {
   int gpu_type = kAnyGpuType;  // index into Inventory::gpu_types
@@ -26,6 +30,14 @@ struct NodeRequest {
   int gpus_per_node = 0;
   double cpus_per_node = 0;
   double memory_gib_per_node = 0;
+  // The nodes it may run on (its partitions, features, node list, exclusions,
+  // reservation: eligibility.h), one flag per node, shared by every job with
+  // the same constraints; null for every node. `node_set` names that set
+  // (kEveryNode for none), so shapes that failed are remembered per set.
+  const std::vector<char>* eligible = nullptr;
+  int node_set = kEveryNode;
+  // Whole nodes: it starts only on nodes nothing else holds, and holds them whole.
+  bool exclusive = false;
 };
 
 // Capacity on one node.
@@ -37,6 +49,14 @@ struct NodeAmounts {
 
 // The per-node amounts of a request.
 NodeAmounts per_node(const NodeRequest& request);
+
+// What a job of `request` holds on `node`: its per-node amounts, or the whole
+// node when it is exclusive.
+NodeAmounts held_on(const Inventory& inventory, int node, const NodeRequest& request);
+
+// The most an exclusive job holds on any of `nodes` (a claim's or a
+// reservation's uniform amounts); per_node() otherwise.
+NodeAmounts held_on_each(const Inventory& inventory, const std::vector<int>& nodes, const NodeRequest& request);
 
 // Free capacity of every node, with running jobs and reservations taken out.
 class NodePool {
@@ -51,8 +71,11 @@ class NodePool {
   // The best-fit nodes for `request`, one per node it needs, or nullopt.
   std::optional<std::vector<int>> find(const NodeRequest& request) const;
 
-  // Whether `node` is up, of the requested type (any node for kAnyGpuType).
+  // Whether `node` is up, of the requested type (any node for kAnyGpuType),
+  // and one the request may run on.
   bool matches(int node, const NodeRequest& request) const;
+  // Takes what a job of `request` holds on each of `nodes` (held_on).
+  void take_for(std::span<const int> nodes, const NodeRequest& request);
   const NodeAmounts& free(int node) const { return free_[static_cast<std::size_t>(node)]; }
   const Inventory& inventory() const { return inventory_; }
 
@@ -98,8 +121,13 @@ class FailedShapes {
   void forget() { failed_.clear(); }
 
  private:
-  // (gpu type, nodes, GPUs per node) -> the smallest (CPUs, memory) that failed.
-  std::unordered_map<long long, std::vector<std::pair<double, double>>> failed_;
+  // (gpu type, nodes, GPUs per node, node set, exclusive)
+  using Key = std::tuple<int, int, int, int, bool>;
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const;
+  };
+  // Shape -> the smallest (CPUs, memory) that failed.
+  std::unordered_map<Key, std::vector<std::pair<double, double>>, KeyHash> failed_;
 };
 
 }  // namespace allot::runtime::cycle

@@ -75,9 +75,8 @@ class Search {
 NodeAmounts Search::deficit(int node) const {
   NodeAmounts free = in_.pool.free(node);
   if (in_.fast_lane && in_.lendable != nullptr) add(free, (*in_.lendable)[static_cast<std::size_t>(node)]);
-  const NodeRequest& shape = requester_.shape;
-  return NodeAmounts{shape.gpus_per_node - free.gpus, shape.cpus_per_node - free.cpus,
-                     shape.memory_gib_per_node - free.memory_gib};
+  const NodeAmounts need = held_on(in_.pool.inventory(), node, requester_.shape);
+  return NodeAmounts{need.gpus - free.gpus, need.cpus - free.cpus, need.memory_gib - free.memory_gib};
 }
 
 const std::vector<int>& Search::eligible_on(int node) {

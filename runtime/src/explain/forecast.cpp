@@ -12,6 +12,7 @@
 #include "allot/contracts.h"
 #include "allot/dates.h"
 #include "allot/duration.h"
+#include "cycle/eligibility.h"
 #include "cycle/placement.h"
 #include "explain/parts.h"
 
@@ -147,6 +148,12 @@ std::optional<std::string> never_fits(const Inventory& inventory, const JobReque
     if (type == inventory.gpu_types.end()) return fmt::format("no node has GPU type `{}`", job.gpu_type);
     shape.gpu_type = static_cast<int>(type - inventory.gpu_types.begin());
   }
+  shape.exclusive = job.exclusive;
+  cycle::NodeSets node_sets(inventory);
+  cycle::Eligibility where = node_sets.resolve(job);
+  if (!where.problem.empty()) return where.problem;
+  shape.eligible = where.mask;
+  shape.node_set = where.node_set;
   const cycle::NodePool empty(inventory);
   if (empty.find(shape)) return std::nullopt;
   return fmt::format("even with every job gone, {}", empty.failure_reason(shape));
@@ -190,6 +197,7 @@ std::string no_start_reason(const ClusterState& projected, const PolicyTables& t
 std::optional<std::string> never_starts(const ClusterState& state, const PolicyTables& tables, const JobRequest& job,
                                         const Decision* skip) {
   if (skip && skip->position < 0) return skip->reason;
+  if (!job.blocked.empty()) return job.blocked;
   if (const ClassInfo* info = class_named(tables, job.job_class)) {
     if (auto problem = class_limit_problem(*info, job)) return problem;
   }

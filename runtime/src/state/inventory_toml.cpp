@@ -27,6 +27,7 @@ struct NodeShape {
   double memory_gib = 0;
   NodeState state = NodeState::up;
   std::optional<Seconds> drain_deadline;
+  std::vector<std::string> features;
 };
 
 NodeState read_state(FieldReader& fields) {
@@ -46,6 +47,7 @@ NodeShape read_shape(FieldReader& fields) {
   shape.memory_gib = fields.positive_number("memory_gib");
   shape.state = read_state(fields);
   shape.drain_deadline = fields.optional_timestamp("drain_deadline");
+  if (fields.has("features")) shape.features = fields.text_list("features");
   if (shape.drain_deadline && shape.state != NodeState::drain) {
     fields.fail("drain_deadline", "`drain_deadline` applies only to a node with `state = \"drain\"`");
   }
@@ -125,12 +127,14 @@ Node InventoryBuilder::make_node(std::string name, const NodeShape& shape, const
   node.block = intern(inventory_.blocks, block_lookup_, block);
   node.state = shape.state;
   node.drain_deadline = shape.drain_deadline;
+  node.features = shape.features;
   return node;
 }
 
 std::optional<InventoryError> InventoryBuilder::add_node(const toml::table& table, std::size_t index) {
   FieldReader fields(table, file_, fmt::format("node[{}]", index));
-  fields.reject_unknown_keys({"name", "gpu_type", "gpus", "cpus", "memory_gib", "block", "state", "drain_deadline"});
+  fields.reject_unknown_keys(
+      {"name", "gpu_type", "gpus", "cpus", "memory_gib", "block", "state", "drain_deadline", "features"});
   const std::string name = fields.text("name");
   const NodeShape shape = read_shape(fields);
   if (!fields.has("block")) {
@@ -148,7 +152,7 @@ std::optional<InventoryError> InventoryBuilder::add_node(const toml::table& tabl
 std::optional<InventoryError> InventoryBuilder::add_group(const toml::table& table, std::size_t index) {
   FieldReader fields(table, file_, fmt::format("group[{}]", index));
   fields.reject_unknown_keys({"prefix", "count", "first", "digits", "gpu_type", "gpus", "cpus", "memory_gib", "block",
-                              "nodes_per_block", "block_prefix", "state", "drain_deadline"});
+                              "nodes_per_block", "block_prefix", "state", "drain_deadline", "features"});
   const std::string prefix = fields.text("prefix");
   const std::int64_t count = fields.integer("count", 1, kMaxGroupNodes);
   const std::int64_t first = fields.optional_integer("first", 0, kMaxGroupNodes).value_or(1);
@@ -216,6 +220,36 @@ std::vector<Entry> in_file_order(const toml::array* nodes, const toml::array* gr
 
 using Failure = Unexpected<InventoryError>;
 
+// `[[partition]]` or `[[advance_reservation]]` tables (`key`): a name and the
+// nodes by name, each in the inventory, no name twice.
+std::optional<InventoryError> read_node_sets(const toml::array* tables, std::string_view key, const std::string& file,
+                                             Inventory& inventory, std::vector<NodeSet>& sets) {
+  for (std::size_t i = 0; tables != nullptr && i < tables->size(); ++i) {
+    FieldReader fields(*tables->get(i)->as_table(), file, fmt::format("{}[{}]", key, i));
+    fields.reject_unknown_keys({"name", "nodes"});
+    NodeSet set;
+    set.name = fields.text("name");
+    const std::vector<std::string> names = fields.text_list("nodes");
+    if (fields.error()) return fields.error();
+    if (std::any_of(sets.begin(), sets.end(), [&](const NodeSet& other) { return other.name == set.name; })) {
+      fields.fail("name", fmt::format("duplicate {} name `{}`", key, set.name));
+      return fields.error();
+    }
+    for (const std::string& name : names) {
+      const auto node = inventory.find_node(name);
+      if (!node) {
+        fields.fail("nodes", fmt::format("node `{}` is not in the inventory", name));
+        return fields.error();
+      }
+      set.nodes.push_back(static_cast<int>(*node));
+    }
+    std::sort(set.nodes.begin(), set.nodes.end());
+    set.nodes.erase(std::unique(set.nodes.begin(), set.nodes.end()), set.nodes.end());
+    sets.push_back(std::move(set));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Expected<Inventory, InventoryError> read_inventory_tables(const toml::table& root, const std::string& file) {
@@ -224,6 +258,8 @@ Expected<Inventory, InventoryError> read_inventory_tables(const toml::table& roo
   builder.inventory().name = cluster_name(root, file, top);
   const toml::array* nodes = tables_of(root, "node", top);
   const toml::array* groups = tables_of(root, "group", top);
+  const toml::array* partitions = tables_of(root, "partition", top);
+  const toml::array* advance_reservations = tables_of(root, "advance_reservation", top);
   if (top.error()) return Failure{*top.error()};
   for (const Entry& entry : in_file_order(nodes, groups)) {
     auto error =
@@ -233,14 +269,22 @@ Expected<Inventory, InventoryError> read_inventory_tables(const toml::table& roo
   if (builder.inventory().nodes.empty()) {
     return Failure{InventoryError{file, 1, "", "the inventory has no nodes; add a `[[node]]` or `[[group]]` table", 1}};
   }
-  return std::move(builder.inventory());
+  Inventory& inventory = builder.inventory();
+  if (auto error = read_node_sets(partitions, "partition", file, inventory, inventory.partitions)) {
+    return Failure{*error};
+  }
+  if (auto error = read_node_sets(advance_reservations, "advance_reservation", file, inventory,
+                                  inventory.advance_reservations)) {
+    return Failure{*error};
+  }
+  return std::move(inventory);
 }
 
 namespace {
 
 Expected<Inventory, InventoryError> read_document(const toml::table& root, const std::string& file) {
   FieldReader top(root, file, "");
-  top.reject_unknown_keys({"cluster", "node", "group"});
+  top.reject_unknown_keys({"cluster", "node", "group", "partition", "advance_reservation"});
   if (top.error()) return Failure{*top.error()};
   return read_inventory_tables(root, file);
 }

@@ -27,13 +27,32 @@ using Failure = Unexpected<SnapshotError>;
 
 constexpr std::int64_t kMaxNodes = kMaxInventoryNodes;  // a job's nodes
 constexpr std::int64_t kMaxRestarts = 1'000'000;
+constexpr std::size_t kMaxBlockedBytes = 4096;  // a job's `blocked` sentence
 constexpr double kNoMinimum = std::numeric_limits<double>::lowest();
 
 // Fields a waiting job and a running job share (a running job lists its nodes by name).
-const std::vector<std::string_view> kRequestKeys = {
-    "id",        "account", "class",    "gpus_per_node", "gpu_type",          "cpus_per_node",    "memory_gib_per_node",
-    "submitted", "queued",  "deadline", "label",         "requested_protect", "expected_runtime", "requeueable",
-    "restarts"};
+const std::vector<std::string_view> kRequestKeys = {"id",
+                                                    "account",
+                                                    "class",
+                                                    "gpus_per_node",
+                                                    "gpu_type",
+                                                    "cpus_per_node",
+                                                    "memory_gib_per_node",
+                                                    "submitted",
+                                                    "queued",
+                                                    "deadline",
+                                                    "label",
+                                                    "requested_protect",
+                                                    "expected_runtime",
+                                                    "requeueable",
+                                                    "restarts",
+                                                    "partitions",
+                                                    "features",
+                                                    "nodelist",
+                                                    "exclude",
+                                                    "reservation",
+                                                    "exclusive",
+                                                    "blocked"};
 
 std::vector<std::string_view> with(std::vector<std::string_view> keys, std::initializer_list<std::string_view> more) {
   keys.insert(keys.end(), more);
@@ -65,6 +84,13 @@ JobRequest read_request(FieldReader& fields) {
   job.expected_runtime = fields.optional_duration("expected_runtime").value_or(0);
   job.requeueable = fields.optional_boolean("requeueable").value_or(true);
   job.restarts = static_cast<int>(fields.optional_integer("restarts", 0, kMaxRestarts).value_or(0));
+  for (auto [key, list] : {std::pair{"partitions", &job.partitions}, std::pair{"features", &job.features},
+                           std::pair{"nodelist", &job.nodelist}, std::pair{"exclude", &job.exclude}}) {
+    if (fields.has(key)) *list = fields.text_or_list(key);
+  }
+  job.reservation = fields.optional_text("reservation").value_or("");
+  job.exclusive = fields.optional_boolean("exclusive").value_or(false);
+  job.blocked = fields.optional_text("blocked", kMaxBlockedBytes).value_or("");
   return job;
 }
 
@@ -123,8 +149,8 @@ class Reader {
 };
 
 Expected<Snapshot, SnapshotError> Reader::read() {
-  top_.reject_unknown_keys(
-      {"now", "inventory", "cluster", "node", "group", "job", "running", "reservation", "usage", "debt", "owed"});
+  top_.reject_unknown_keys({"now", "inventory", "cluster", "node", "group", "partition", "advance_reservation", "job",
+                            "running", "reservation", "usage", "debt", "owed"});
   snapshot_.state.now = top_.timestamp("now");
   if (top_.error()) return Failure{*top_.error()};
   // Set before any job is read, so every time is checked against the now the cycle will use.

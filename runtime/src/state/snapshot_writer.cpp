@@ -37,6 +37,8 @@ class Writer {
   void integer(std::string_view name, std::int64_t value) { line(name, std::to_string(value)); }
   void amount(std::string_view name, double value) { line(name, number(value)); }
   void nodes(const std::vector<int>& indexes);
+  // A list of names; nothing when it is empty (the reader's default).
+  void names(std::string_view name, const std::vector<std::string>& values);
   void header(std::string_view header);
   void request(const JobRequest& job);
   void contract(const Contract& contract);
@@ -93,6 +95,13 @@ void Writer::nodes(const std::vector<int>& indexes) {
   line("nodes", "[" + list + "]");
 }
 
+void Writer::names(std::string_view name, const std::vector<std::string>& values) {
+  if (values.empty()) return;
+  std::string list;
+  for (const std::string& value : values) list += (list.empty() ? "" : ", ") + snapshot::quoted(value);
+  line(name, "[" + list + "]");
+}
+
 // The fields of a job that waits or runs; `nodes` is the caller's (a count or names).
 void Writer::request(const JobRequest& job) {
   text("id", job.id);
@@ -110,6 +119,13 @@ void Writer::request(const JobRequest& job) {
   if (job.expected_runtime != 0) duration("expected_runtime", job.expected_runtime);
   if (!job.requeueable) boolean("requeueable", false);
   if (job.restarts != 0) integer("restarts", job.restarts);
+  names("partitions", job.partitions);
+  names("features", job.features);
+  names("nodelist", job.nodelist);
+  names("exclude", job.exclude);
+  if (!job.reservation.empty()) text("reservation", job.reservation);
+  if (job.exclusive) boolean("exclusive", true);
+  if (!job.blocked.empty()) text("blocked", job.blocked);
 }
 
 void Writer::contract(const Contract& contract) {
@@ -137,6 +153,15 @@ void Writer::inline_inventory() {
     text("block", inventory_.blocks[static_cast<std::size_t>(node.block)]);
     if (node.state != NodeState::up) text("state", node_state_name(node.state));
     if (node.drain_deadline) time("drain_deadline", *node.drain_deadline);
+    names("features", node.features);
+  }
+  for (auto [table, sets] : {std::pair{"[[partition]]", &inventory_.partitions},
+                             std::pair{"[[advance_reservation]]", &inventory_.advance_reservations}}) {
+    for (const NodeSet& set : *sets) {
+      header(table);
+      text("name", set.name);
+      nodes(set.nodes);
+    }
   }
 }
 

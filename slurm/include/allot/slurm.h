@@ -34,8 +34,18 @@ struct SlurmNode {
   int gpus_used = 0;
   int cpus = 0;
   double memory_gib = 0;
-  bool drain = false;  // drained or draining: takes no new work
-  bool down = false;   // down, failed or not responding
+  bool drain = false;                   // drained or draining: takes no new work
+  bool down = false;                    // down, failed or not responding
+  std::vector<std::string> partitions;  // the partitions it is in
+  std::vector<std::string> features;    // its active features (what --constraint asks for)
+};
+
+// An advance reservation (`scontrol create reservation`): its nodes take only
+// the jobs that name it while it is in force.
+struct SlurmReservation {
+  std::string name;
+  std::vector<int> node_indexes;  // into the node list read in the same pass
+  Seconds start = 0, end = 0;
 };
 
 // Where a job is in its life, as far as the adapter cares.
@@ -45,6 +55,7 @@ enum class JobPhase { pending, running, completing, finished };
 struct SlurmJob {
   std::uint32_t id = 0;
   std::string name, account, user, partition, qos, comment;
+  std::string admin_comment;  // where the adapter tells a job's owner why it is held back
   JobPhase phase = JobPhase::pending;
   std::uint32_t priority = 0;  // 0: held
   int nodes = 1;               // allocated when running, requested when pending
@@ -61,6 +72,19 @@ struct SlurmJob {
   Seconds deadline = 0;           // --deadline; 0 when none
   int restarts = 0;
   bool requeueable = false;  // a batch job that allows requeue
+  // Where Slurm would run a pending job, and what else keeps it waiting.
+  std::vector<std::string> partitions;      // `partition` split: any one of them
+  std::string constraint;                   // --constraint as written ("a100&ib")
+  std::vector<std::string> required_nodes;  // --nodelist, expanded
+  std::vector<std::string> excluded_nodes;  // --exclude, expanded
+  bool exclusive = false;                   // --exclusive: shares its nodes with no job
+  std::string reservation;                  // --reservation
+  Seconds begin = 0;                        // --begin; 0 when none
+  std::string dependency;                   // --dependency as Slurm shows it; "" when none
+  // Why it is pending (squeue's REASON: "Priority", "Dependency", "JobHeldUser")
+  // and whether that reason is one a priority cannot change.
+  std::string wait_reason;
+  bool waits_outside = false;
 };
 
 // The levers the adapter pulls. The real one talks to slurmctld through
@@ -72,10 +96,13 @@ class SlurmBackend {
   virtual Expected<std::vector<SlurmNode>, std::string> read_nodes() = 0;
   // Every job slurmctld still holds, finished ones included (for MinJobAge).
   virtual Expected<std::vector<SlurmJob>, std::string> read_jobs() = 0;
+  // Every advance reservation, in force or not.
+  virtual Expected<std::vector<SlurmReservation>, std::string> read_reservations() = 0;
   // Each returns the error, or nullopt on success.
   virtual std::optional<std::string> set_priority(std::uint32_t job, std::uint32_t priority) = 0;
   virtual std::optional<std::string> signal_batch(std::uint32_t job, int signal) = 0;
   virtual std::optional<std::string> requeue(std::uint32_t job) = 0;
+  virtual std::optional<std::string> set_admin_comment(std::uint32_t job, const std::string& text) = 0;
 };
 
 // Connects through libslurm to the cluster SLURM_CONF names (or
@@ -139,13 +166,15 @@ Expected<std::string, MapError> job_submit_lua(const PolicyTables& tables, const
 
 // One thing the adapter did (or would do, in a dry run) to Slurm.
 struct Action {
-  enum class Kind { set_priority, checkpoint_signal, requeue };
+  // class_limit: the job breaks its class's limits; its admin comment says so.
+  enum class Kind { set_priority, checkpoint_signal, requeue, class_limit };
   Kind kind = Kind::set_priority;
   std::uint32_t job = 0;
   std::uint32_t priority = 0;   // set_priority: the new value
   std::string for_job;          // checkpoint_signal, requeue: the job the GPUs go to
   double lost_gpu_seconds = 0;  // requeue: work since the last checkpoint
   std::string error;            // Slurm refused it (the reason); empty on success
+  std::string text;             // class_limit: the comment written (the limit it breaks)
 };
 
 // A run seen for the first time, and the contract it was given.
@@ -155,6 +184,7 @@ struct ObservedStart {
   std::string account;
   std::string job_class;
   runtime::Contract contract;
+  std::string class_limit;  // the class limit it breaks (then the contract promises nothing); "" when none
 };
 
 // What one pass saw and did.
