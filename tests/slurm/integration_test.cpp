@@ -553,7 +553,12 @@ TEST_CASE("a job in an advance reservation takes capacity only inside it", "[slu
       "scontrol create reservation ReservationName=allot-test StartTime=now Duration=30 Nodes=n1 "
       "Users=$(id -un) Flags=IGNORE_JOBS");
   struct Deleted {  // whatever the test's outcome, later tests see no reservation
-    ~Deleted() { (void)std::system("scontrol delete ReservationName=allot-test >/dev/null 2>&1"); }
+    // Slurm refuses to delete a reservation while jobs run in it: cancel them first.
+    ~Deleted() {
+      (void)std::system(
+          "scancel --full --quiet --reservation=allot-test; for i in $(seq 30); do "
+          "scontrol delete ReservationName=allot-test >/dev/null 2>&1 && break; sleep 1; done");
+    }
   } deleted;
   Setup setup("reservation");
   setup.adapter.start();
