@@ -75,7 +75,7 @@ std::string fresh_state_file() {
 }
 
 std::unique_ptr<Adapter> open_adapter(SlurmSetup& setup, const std::string& state) {
-  auto adapter = Adapter::open(*setup.backend, *setup.map, {state, false, {}});
+  auto adapter = Adapter::open(*setup.backend, *setup.map, {state, false, {}, allot::slurm::ChargeFrom::slurm_history});
   return adapter ? std::move(*adapter) : nullptr;
 }
 

@@ -105,10 +105,12 @@ struct SlurmArguments {
   std::string interval = "5s";            // between passes
   bool once = false;
   bool dry_run = false;
-  std::string audit;           // append JSON lines here, if set
-  std::string snapshot;        // write the state each pass scheduled here, if set
-  std::string now;             // YYYY-MM-DD for policy checks, empty for today
-  std::string engine = "jit";  // jit or interp
+  std::string audit;                // append JSON lines here, if set
+  std::string snapshot;             // write the state each pass scheduled here, if set
+  std::string now;                  // YYYY-MM-DD for policy checks, empty for today
+  std::string engine = "jit";       // jit or interp
+  std::string metrics;              // serve /metrics, /healthz and /readyz here (HOST:PORT), if set
+  std::string charge_from = "now";  // a new ledger's first charge: now or slurm-history
   // Write a job_submit.lua here ("-": standard output) and exit, if set (docs/SLURM.md).
   std::string emit_job_submit;
 };

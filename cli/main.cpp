@@ -239,6 +239,13 @@ int main(int argc, char** argv) {
   slurm_command->add_option("--engine", slurm.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
   slurm_command
+      ->add_option("--charge-from", slurm.charge_from,
+                   "A new ledger charges usage from `now` (default) or from each job's start that Slurm still "
+                   "shows (`slurm-history`)")
+      ->check(CLI::IsMember({"now", "slurm-history"}));
+  slurm_command->add_option("--metrics", slurm.metrics,
+                            "Serve Prometheus metrics, /healthz and /readyz on HOST:PORT (:PORT for loopback)");
+  slurm_command
       ->add_option("--emit-job-submit", slurm.emit_job_submit,
                    "Write a job_submit.lua refusing jobs over their class's limits (- for stdout), then exit")
       ->check(kPath);

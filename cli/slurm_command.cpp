@@ -34,6 +34,7 @@
 #include "allot/snapshot.h"
 #include "commands.h"
 #include "io_paths.h"
+#include "slurm_metrics.h"
 
 namespace allot::cli {
 namespace {
@@ -185,13 +186,14 @@ void log_warnings(const std::vector<Diagnostic>& diagnostics) {
 class Loop {
  public:
   Loop(const SlurmArguments& arguments, CompileOptions options, std::optional<Date> today, slurm::Adapter& adapter,
-       runtime::AuditLog* audit, std::shared_ptr<const CompiledPolicy> first, std::string policy_text,
-       std::string map_text)
+       runtime::AuditLog* audit, AdapterMetrics* metrics, std::shared_ptr<const CompiledPolicy> first,
+       std::string policy_text, std::string map_text)
       : arguments_(arguments),
         options_(std::move(options)),
         today_(today),
         adapter_(adapter),
         audit_(audit),
+        metrics_(metrics),
         slot_(std::move(first)),
         running_policy_(std::move(policy_text)),
         running_map_(std::move(map_text)) {}
@@ -201,6 +203,7 @@ class Loop {
 
  private:
   void start_reload(const char* why);
+  void reopen_audit();
   void finish_reload();
   void install(Reload reload, slurm::Seconds now);
   void say_governance(const CompiledPolicy& policy, slurm::Seconds now);
@@ -213,6 +216,7 @@ class Loop {
   std::optional<Date> today_;  // --now: the governance clock; the pass's time otherwise
   slurm::Adapter& adapter_;
   runtime::AuditLog* audit_;
+  AdapterMetrics* metrics_;  // --metrics; null without
   runtime::PolicySlot slot_;
   std::string running_policy_, running_map_;  // the texts running now
   std::string refused_policy_, refused_map_;  // the last pair refused, not retried until one changes
@@ -259,6 +263,19 @@ void Loop::finish_reload() {
   install(std::move(reload), std::time(nullptr));
 }
 
+// SIGHUP also reopens the audit log by its name, so log rotation (a move, then
+// SIGHUP) needs no copy and loses no record. Should it fail, records go on
+// to the file already open.
+void Loop::reopen_audit() {
+  if (audit_ == nullptr) return;
+  auto reopened = runtime::AuditLog::open(arguments_.audit);
+  if (!reopened) {
+    log(fmt::format("cannot reopen the audit log, records go on to the open file: {}", reopened.error()));
+    return;
+  }
+  *audit_ = std::move(*reopened);
+}
+
 // Policy and map are swapped together, here, between two passes, or neither is.
 void Loop::install(Reload reload, slurm::Seconds now) {
   const std::shared_ptr<const CompiledPolicy> running = slot_.current();
@@ -301,6 +318,7 @@ void Loop::install(Reload reload, slurm::Seconds now) {
     log(fmt::format("refused: {}; {} keeps running with its mapping file", record.reason,
                     record.from_hash.substr(0, 12)));
   }
+  if (metrics_ != nullptr) metrics_->reload(record.swapped);
   audit(slurm::reload_json(record, now) + "\n", now);
 }
 
@@ -310,6 +328,7 @@ void Loop::install(Reload reload, slurm::Seconds now) {
 void Loop::say_governance(const CompiledPolicy& policy, slurm::Seconds now) {
   const slurm::Seconds clock = today_ ? slurm::Seconds{today_->days_since_epoch} * 86400 + 43200 : now;
   const std::vector<runtime::GovernanceNotice> notices = runtime::governance_notices(policy.tables(), clock);
+  if (metrics_ != nullptr) metrics_->governance_warnings(notices.size());
   const std::int64_t day = clock / 86400;
   const bool repeat = day != governance_day_;
   governance_day_ = day;
@@ -385,9 +404,11 @@ int Loop::run() {
     const int failures_before = failures_;
     say_governance(*policy, now);
     auto report = reconcile(*policy, now);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!report) {
       ++failures_;
       log(fmt::format("{} pass failed, nothing written to Slurm: {}", support::format_timestamp(now), report.error()));
+      if (metrics_ != nullptr) metrics_->pass_failed(took, report.error());
     } else {
       for (const std::string& note : report->notes) log(note);
       log(pass_summary(*report));
@@ -398,6 +419,13 @@ int Loop::run() {
         audit(lines, now);
       }
       write_snapshot(*report);
+      if (metrics_ != nullptr) {
+        if (failures_ == failures_before) {
+          metrics_->pass_done(*report, took, arguments_.dry_run);
+        } else {
+          metrics_->pass_failed(took, "its audit record or snapshot was not written");
+        }
+      }
       if (failures_ == failures_before) failures_ = 0;
       if (arguments_.dry_run || arguments_.once) print_decisions(*report, arguments_.dry_run);
     }
@@ -406,9 +434,14 @@ int Loop::run() {
     while (!stop_requested && std::chrono::steady_clock::now() - started < interval) {
       if (reload_requested) {
         reload_requested = 0;
+        reopen_audit();
         start_reload("SIGHUP");
       }
       finish_reload();
+      if (metrics_ != nullptr) {
+        metrics_->heartbeat();
+        metrics_->ledger_lag(std::time(nullptr));
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     const std::string policy_text = read_text(arguments_.policy), map_text = read_text(arguments_.map);
@@ -483,7 +516,9 @@ int run_slurm(const SlurmArguments& arguments) {
     std::cerr << "allot: " << backend.error() << '\n';
     return 2;
   }
-  auto adapter = slurm::Adapter::open(**backend, *map, {arguments.ledger, arguments.dry_run, {}});
+  const slurm::ChargeFrom charge_from =
+      arguments.charge_from == "slurm-history" ? slurm::ChargeFrom::slurm_history : slurm::ChargeFrom::now;
+  auto adapter = slurm::Adapter::open(**backend, *map, {arguments.ledger, arguments.dry_run, {}, charge_from});
   if (!adapter) {
     std::cerr << "allot: " << adapter.error() << '\n';
     return 2;
@@ -497,13 +532,27 @@ int run_slurm(const SlurmArguments& arguments) {
     }
     audit.emplace(std::move(*opened));
   }
+  // The listener comes up before the first pass, so a probe can see it start
+  // (not ready until a pass succeeds). Alive while the loop beats: a pass
+  // stuck on an unanswering controller for longer than a few intervals is not.
+  std::optional<AdapterMetrics> metrics;
+  if (!arguments.metrics.empty()) {
+    const auto staleness =
+        std::max(std::chrono::seconds(60), 3 * std::chrono::seconds(*parse_interval(arguments.interval)));
+    metrics.emplace(staleness);
+    if (auto problem = metrics->listen(arguments.metrics)) {
+      std::cerr << "allot: --metrics: " << *problem << '\n';
+      return 2;
+    }
+    log(fmt::format("metrics, /healthz and /readyz on port {}", metrics->port()));
+  }
   install_handlers();
   log(fmt::format("running policy `{}` {} with ledger `{}`, {}{}", first.policy->tables().name,
                   first.policy->source_hash().substr(0, 12), arguments.ledger,
                   arguments.once ? "one pass" : "a pass every " + arguments.interval,
                   arguments.dry_run ? " (dry run: nothing is written)" : ""));
-  Loop loop(arguments, options, today, **adapter, audit ? &*audit : nullptr, std::move(first.policy),
-            std::move(first_source), std::move(map_text));
+  Loop loop(arguments, options, today, **adapter, audit ? &*audit : nullptr, metrics ? &*metrics : nullptr,
+            std::move(first.policy), std::move(first_source), std::move(map_text));
   return loop.run();
 }
 

@@ -12,7 +12,8 @@ packages=(
   lua5.1  # runs the generated job_submit.lua in its tests (tests/slurm/job_submit_test.cpp)
   slurmdbd mariadb-server  # a real `sacctmgr dump` for the import test (tests/slurm/sacctmgr_dump.sh)
   libcpp-httplib-dev  # the HTTP listener (http/)
-  prometheus          # promtool, which checks the metrics exposition in the tests
+  prometheus          # promtool, which checks the metrics exposition and the alert rules in the tests
+  logrotate systemd   # check the operations kit (tests/packaging): logrotate and systemd-analyze
 )
 
 missing=()

@@ -150,6 +150,10 @@ std::optional<std::string> AdapterStore::load() {
     error = each_row(*db_, "SELECT value FROM slurm_meta WHERE key = 'last_pass'",
                      [&](sqlite3_stmt* row) { last_pass_ = sqlite3_column_int64(row, 0); });
   }
+  if (!error) {
+    error = each_row(*db_, "SELECT value FROM slurm_meta WHERE key = 'charge_from'",
+                     [&](sqlite3_stmt* row) { charge_from_ = sqlite3_column_int64(row, 0); });
+  }
   return error;
 }
 
@@ -250,6 +254,14 @@ std::optional<std::string> AdapterStore::record_pass(Seconds now, const runtime:
     std::erase_if(*hours, [&](const auto& entry) { return entry.first.second < oldest_hour; });
   }
   last_pass_ = now;
+  return std::nullopt;
+}
+
+std::optional<std::string> AdapterStore::set_charge_from(Seconds from) {
+  if (auto error = run("INSERT OR REPLACE INTO slurm_meta (key, value) VALUES ('charge_from', ?1)", {from})) {
+    return error;
+  }
+  charge_from_ = from;
   return std::nullopt;
 }
 

@@ -63,6 +63,8 @@ class AdapterStore {
   // Unit-hours owed (delivered or not), per leaf account and hour.
   const runtime::DebtHours& owed_hours() const { return owed_hours_; }
   std::optional<Seconds> last_pass() const { return last_pass_; }
+  // When usage starts being charged (a ledger's first run decides it once); nullopt before.
+  std::optional<Seconds> charge_from() const { return charge_from_; }
 
   // Each write is its own transaction and updates memory after it commits.
   std::optional<std::string> add_contracts(const std::vector<std::pair<RunKey, StoredContract>>& contracts);
@@ -75,6 +77,7 @@ class AdapterStore {
                                          Seconds oldest_hour);
   // Forgets every job not in `alive` (Slurm no longer knows it).
   std::optional<std::string> forget_except(const std::vector<std::uint32_t>& alive);
+  std::optional<std::string> set_charge_from(Seconds from);
 
  private:
   explicit AdapterStore(std::unique_ptr<runtime::SqliteConnection> db);
@@ -93,6 +96,7 @@ class AdapterStore {
   runtime::DebtHours debt_hours_;
   runtime::DebtHours owed_hours_;
   std::optional<Seconds> last_pass_;
+  std::optional<Seconds> charge_from_;
 };
 
 // Copies the database at `from` into a new file `to` (SQLite's online backup:

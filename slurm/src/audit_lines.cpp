@@ -7,11 +7,9 @@
 #include "allot/snapshot.h"
 
 namespace allot::slurm {
-namespace {
-
 using runtime::audit::Json;
 
-const char* kind_name(Action::Kind kind) {
+const char* action_kind_name(Action::Kind kind) {
   switch (kind) {
     case Action::Kind::set_priority:
       return "set_priority";
@@ -25,13 +23,11 @@ const char* kind_name(Action::Kind kind) {
   return "unknown";
 }
 
-}  // namespace
-
 std::string action_json(const Action& action, Seconds now, const std::string& policy_hash, bool dry_run) {
   Json record{{"time", support::format_timestamp(now)},
               {"policy", policy_hash},
               {"source", "slurm"},
-              {"kind", kind_name(action.kind)},
+              {"kind", action_kind_name(action.kind)},
               {"job", std::to_string(action.job)}};
   if (action.kind == Action::Kind::set_priority) record["priority"] = action.priority;
   if (action.kind == Action::Kind::checkpoint_signal || action.kind == Action::Kind::requeue) {

@@ -12,6 +12,7 @@
 #include "allot/account_columns.h"
 #include "allot/accounting.h"
 #include "allot/contracts.h"
+#include "allot/dates.h"
 #include "allot/duration.h"
 #include "allot/text.h"
 #include "cluster_view.h"
@@ -75,6 +76,7 @@ class Pass {
   std::optional<std::string> read();
   void map_jobs();
   std::optional<std::string> open_ledger();
+  std::optional<std::string> decide_charge_from();
   std::optional<std::string> charge(const std::vector<const SlurmJob*>& jobs, bool force);
   std::optional<std::string> remember_submissions();
   std::optional<std::string> record_contracts();
@@ -82,7 +84,7 @@ class Pass {
   void build_state();
   std::vector<runtime::Reservation> reservations_from_preemptions() const;
   void requeue(const SlurmJob& job, const std::string& for_job);
-  void enact_preemptions(const runtime::CycleResult& result);
+  void enact_preemptions(runtime::CycleResult& result);
   std::optional<std::string> refuse_preemption(const SlurmJob* victim, const std::string& for_job) const;
   void write_priorities(const runtime::CycleResult& result);
   std::optional<std::string> track_debt();
@@ -154,6 +156,7 @@ Expected<PassReport, std::string> Pass::run() {
   report_.timings.reading = watch.lap();
   map_jobs();
   std::optional<std::string> error = open_ledger();
+  if (!error) error = decide_charge_from();
   sort_preemptions();
   std::vector<const SlurmJob*> all;
   for (const SlurmJob& job : jobs_) all.push_back(&job);
@@ -166,7 +169,11 @@ Expected<PassReport, std::string> Pass::run() {
   report_.timings.ledger = watch.lap();
   for (const SlurmJob* job : due_) requeue(*job, adapter_.store->preemptions().at({job->id, job->started}).for_job);
   report_.timings.writing = watch.lap();
-  report_.cycle = runtime::run_cycle(state_, policy_, adapter_.options.cycle);
+  // Slurm handles its draining and down nodes (a controller just restarted
+  // shows every node down for a moment): the cycle decides no stop for them.
+  runtime::CycleOptions cycle_options = adapter_.options.cycle;
+  cycle_options.stop_on_unavailable_nodes = false;
+  report_.cycle = runtime::run_cycle(state_, policy_, cycle_options);
   adapter_.reservations = report_.cycle.reservations;
   adapter_.reservations_known = true;
   report_.timings.cycle = watch.lap();
@@ -232,8 +239,25 @@ std::optional<std::string> Pass::open_ledger() {
   return std::nullopt;
 }
 
+// A ledger's first run decides, once, where its usage starts (--charge-from).
+// A ledger an earlier version made (it has passes, and no such mark) keeps
+// charging what Slurm shows, as it did.
+std::optional<std::string> Pass::decide_charge_from() {
+  AdapterStore& store = *adapter_.store;
+  if (store.charge_from()) return std::nullopt;
+  const bool from_now = adapter_.options.charge_from == ChargeFrom::now && !store.last_pass();
+  if (auto error = store.set_charge_from(from_now ? now_ : 0)) return error;
+  report_.notes.push_back(
+      from_now
+          ? fmt::format("a new ledger: usage is charged from now, {}; GPU time before it is not (--charge-from now)",
+                        support::format_timestamp(now_))
+          : "a new ledger: each job Slurm still shows is charged from its start (--charge-from slurm-history)");
+  return std::nullopt;
+}
+
 // Charges each job for the GPU time it held since its last charge: running
-// jobs once `charge_every` has passed (or when `force`), ended runs in full.
+// jobs once `charge_every` has passed (or when `force`), ended runs in full;
+// nothing before the ledger's charge_from.
 std::optional<std::string> Pass::charge(const std::vector<const SlurmJob*>& jobs, bool force) {
   std::vector<Charge> charges;
   const runtime::RollingLedger& ledger = adapter_.ledger->ledger();
@@ -244,11 +268,12 @@ std::optional<std::string> Pass::charge(const std::vector<const SlurmJob*>& jobs
     const Seconds until = ended ? std::min(job->ended, now_) : now_;
     const std::string id = std::to_string(job->id);
     const std::optional<Seconds> mark = ledger.charged_until(id);
-    if (until <= job->started || (mark && *mark >= until)) continue;
+    const Seconds from = std::max(job->started, adapter_.store->charge_from().value_or(0));
+    if (until <= from || (mark && *mark >= until)) continue;
     if (!force && !ended && mark && *mark >= job->started && until - *mark < settings_.charge_every) continue;
     const double gpus = static_cast<double>(std::max<std::size_t>(job->node_indexes.size(), 1)) * job->gpus_per_node;
     const double nodes = std::max<std::size_t>(job->node_indexes.size(), 1);
-    charges.push_back(Charge{place->account, id, job->started, until,
+    charges.push_back(Charge{place->account, id, from, until,
                              runtime::ResourceUse{gpu_type_of(*job, inventory_), gpus, nodes * job->cpus_per_node,
                                                   nodes * job->memory_gib_per_node}});
   }
@@ -454,14 +479,19 @@ std::optional<std::string> Pass::refuse_preemption(const SlurmJob* victim, const
 
 // Signals each victim the cycle chose (the checkpoint signal), and requeues
 // it now when its class gives no grace; the rest are requeued by a later pass.
-void Pass::enact_preemptions(const runtime::CycleResult& result) {
-  for (const runtime::Decision& decision : result.decisions) {
+// A preemption the adapter does not enact (refused here, or its signal refused
+// by Slurm) leaves the result: the audit records only what was done.
+void Pass::enact_preemptions(runtime::CycleResult& result) {
+  std::vector<bool> not_done(result.decisions.size(), false);
+  for (std::size_t index = 0; index < result.decisions.size(); ++index) {
+    const runtime::Decision& decision = result.decisions[index];
     if (decision.kind != DecisionKind::preempt) continue;
     const auto id = job_number(decision.job_id);
     const SlurmJob* victim = id ? find(*id) : nullptr;
     if (auto refused = refuse_preemption(victim, decision.for_job)) {
       note(id.value_or(0),
            fmt::format("not preempting job {} for job {}: {}", decision.job_id, decision.for_job, *refused));
+      not_done[index] = true;
       continue;
     }
     Action signal{Action::Kind::checkpoint_signal, victim->id, 0, decision.for_job, decision.lost_gpu_seconds, "", ""};
@@ -469,7 +499,10 @@ void Pass::enact_preemptions(const runtime::CycleResult& result) {
         write([&](SlurmBackend& slurm) { return slurm.signal_batch(victim->id, settings_.checkpoint_signal); });
     const bool sent = signal.error.empty();
     report_.actions.push_back(std::move(signal));
-    if (!sent) continue;
+    if (!sent) {
+      not_done[index] = true;
+      continue;
+    }
     crash_point("signalled");
     const StoredPreemption preemption{now_, decision.stops_at, decision.for_job, decision.lost_gpu_seconds};
     if (auto error = adapter_.store->add_preemption({victim->id, victim->started}, preemption)) {
@@ -481,6 +514,13 @@ void Pass::enact_preemptions(const runtime::CycleResult& result) {
     if (auto error = charge({victim}, true)) note(victim->id, fmt::format("charging job {}: {}", victim->id, *error));
     requeue(*victim, decision.for_job);
   }
+  std::size_t kept = 0;
+  for (std::size_t index = 0; index < result.decisions.size(); ++index) {
+    if (not_done[index]) continue;
+    if (kept != index) result.decisions[kept] = std::move(result.decisions[index]);
+    ++kept;
+  }
+  result.decisions.resize(kept);
 }
 
 // Rank order -> Slurm priorities, best first, at most max_writes_per_pass.

@@ -83,6 +83,7 @@ std::optional<std::string> FakeSlurm::set_priority(std::uint32_t job, std::uint3
 
 std::optional<std::string> FakeSlurm::signal_batch(std::uint32_t job, int signal) {
   calls_.push_back(Call{"signal", job, signal});
+  if (const auto refused = refusals_.find("signal"); refused != refusals_.end()) return refused->second;
   return jobs_.at(job).phase == JobPhase::running ? std::nullopt : std::optional<std::string>("Job not running");
 }
 

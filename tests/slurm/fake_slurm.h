@@ -43,6 +43,8 @@ class FakeSlurm : public allot::slurm::SlurmBackend {
   std::vector<SlurmReservation> reservations;  // what read_reservations() answers
   // Reads fail until cleared (slurmctld down or timing out).
   void set_unreachable(bool unreachable) { unreachable_ = unreachable; }
+  // Calls of this kind ("signal") are refused with `error` from now on.
+  void refuse(const std::string& what, const std::string& error) { refusals_[what] = error; }
   // Seconds a requeued job waits before it may start again (Slurm's cred_expire).
   Seconds requeue_delay = 120;
   Seconds clock = 0;  // what the fake takes as "now" for requeues
@@ -65,6 +67,7 @@ class FakeSlurm : public allot::slurm::SlurmBackend {
   std::vector<Call> calls_;
   std::uint32_t next_id_ = 100;
   bool unreachable_ = false;
+  std::map<std::string, std::string> refusals_;
 };
 
 }  // namespace slurm_test

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -362,7 +363,8 @@ TEST_CASE("killing and restarting the adapter charges no job twice", "[slurm_int
   const std::uint32_t two = submit("alpha", 2, "long-two", "sleep 600");
   const std::uint32_t one = submit("beta", 1, "long-one", "sleep 600");
   wait_until("both jobs run", 30s, [&] { return running(two) && running(one); });
-  Setup setup("restart");
+  // The jobs started before the ledger existed: charged from their start in Slurm.
+  Setup setup("restart", "2026-12-01", {"--charge-from", "slurm-history"});
   for (int round = 0; round < 3; ++round) {
     setup.adapter.start();
     setup.adapter.wait_passes(3);
@@ -408,7 +410,7 @@ TEST_CASE("an adapter killed in the middle of its passes charges, signals and re
     return std::all_of(preemptible.begin(), preemptible.end(), running) &&
            std::all_of(protected_jobs.begin(), protected_jobs.end(), running);
   });
-  Setup setup("crash-points");
+  Setup setup("crash-points", "2026-12-01", {"--charge-from", "slurm-history"});
   const auto crash_at = [&](const std::string& point, std::chrono::seconds timeout) {
     INFO("crash point " << point);
     ::setenv("ALLOT_SLURM_CRASH_AT", point.c_str(), 1);
@@ -600,6 +602,127 @@ TEST_CASE("a job that breaks its class's limits is ranked last and told why in i
   CHECK_THAT(admin_comment(slow), Catch::Contains("asks for a time limit of 1h; class `small` allows at most 10m"));
   CHECK(admin_comment(fine).empty());
   CHECK(setup.records("class_limit").size() == 2);  // each told once
+  setup.adapter.signal(SIGTERM);
+}
+
+// One sample's value in a Prometheus exposition (`name` with its labels as
+// rendered); NaN when it is not there.
+double sample(const std::string& exposition, const std::string& name) {
+  std::istringstream lines(exposition);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
+  }
+  return std::nan("");
+}
+
+TEST_CASE(
+    "metrics: promtool accepts them, they count what the passes did, the probes answer; a new ledger charges from now",
+    "[slurm_integration]") {
+  fill_with_alpha();
+  // 2027-03-01: three reviews are past due (governance warnings).
+  Setup setup("metrics", "2027-03-01", {"--metrics", "127.0.0.1:0"});
+  const std::int64_t started = std::time(nullptr);
+  setup.adapter.start();
+  const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
+  wait_until("beta is ranked", 20s, [&] { return job(b).priority >= 1000; });
+  setup.adapter.wait_passes(2);
+  const std::string log = setup.adapter.log();
+  const std::size_t at = log.find("metrics, /healthz and /readyz on port ");
+  REQUIRE(at != std::string::npos);
+  const std::string url = "http://127.0.0.1:" + std::to_string(std::stoi(log.substr(at + 38)));
+  auto metrics = [&] { return shell("curl -sSf " + url + "/metrics"); };
+
+  const std::string exposition = metrics();
+  CHECK(sample(exposition, "allot_slurm_governance_warnings") == 3);
+  CHECK(sample(exposition, "allot_slurm_passes_total{outcome=\"ok\"}") >= 2);
+  CHECK(sample(exposition, "allot_slurm_passes_total{outcome=\"failed\"}") == 0);
+  CHECK(sample(exposition, "allot_slurm_writes_total{kind=\"set_priority\",outcome=\"done\"}") >= 1);
+  CHECK(sample(exposition, "allot_slurm_running_jobs") == kClusterGpus);
+  CHECK(sample(exposition, "allot_slurm_pending_jobs") == 1);
+  CHECK(sample(exposition, "allot_slurm_charged_usage_total") > 0);
+  CHECK(sample(exposition, "allot_slurm_ledger_lag_seconds") < 10);
+  CHECK(sample(exposition, "allot_slurm_pass_duration_seconds_count") >= 2);
+  CHECK(sample(exposition, "allot_slurm_policy_generation") == 0);
+  // Prometheus's own checker reads it without an error or a lint warning.
+  const std::string file = setup.folder + "/metrics.txt";
+  write_file(file, exposition);
+  CHECK(shell("promtool check metrics < " + file + " 2>&1").empty());
+
+  CHECK(shell("curl -s -o /dev/null -w '%{http_code}' " + url + "/healthz") == "200");
+  CHECK(shell("curl -s -o /dev/null -w '%{http_code}' " + url + "/readyz") == "200");
+
+  // logrotate's turn: the audit log is moved away, and SIGHUP (its postrotate)
+  // makes the adapter write a new one. A refused reload is counted, and the
+  // policy running stays generation 0.
+  std::filesystem::rename(setup.audit, setup.audit + ".1");
+  write_file(setup.policy, "policy broken {");
+  setup.adapter.signal(SIGHUP);
+  wait_until("the refused reload is counted", 20s,
+             [&] { return sample(metrics(), "allot_slurm_reloads_total{outcome=\"refused\"}") == 1; });
+  CHECK(sample(metrics(), "allot_slurm_policy_generation") == 0);
+  wait_until("the refusal is in the new audit log", 10s,
+             [&] { return std::filesystem::exists(setup.audit) && !setup.records("reload_refused").empty(); });
+  setup.adapter.signal(SIGTERM);
+
+  // A new ledger charges from its first pass (--charge-from now, the default):
+  // the alpha jobs' GPU time before the adapter started is not charged.
+  CHECK_THAT(setup.adapter.log(), Catch::Contains("a new ledger: usage is charged from now"));
+  const std::vector<StoredCharge> charges = stored_charges(setup.ledger);
+  CHECK(!charges.empty());
+  for (const StoredCharge& charge : charges) CHECK(charge.from >= started);
+}
+
+TEST_CASE("a controller restart and a draining node stop no job and leave no stop in the audit log",
+          "[slurm_integration]") {
+  // Every GPU held by preemptible jobs past their protection: a stop decided for
+  // a node that looks down would signal them.
+  const std::map<std::uint32_t, std::string> fill = fill_with_preemptible_alpha();
+  Setup setup("phantoms");
+  setup.adapter.start();
+  setup.adapter.wait_passes(2);
+  const std::string sandbox = std::string(ALLOT_SOURCE_DIR) + "/scripts/slurm-sandbox.sh";
+  // Restarted on its saved state, slurmctld shows the nodes not responding until they report in.
+  shell("bash '" + sandbox + "' restart-ctld 2>&1");
+  setup.adapter.wait_passes(3);
+  shell("scontrol update NodeName=n1 State=DRAIN Reason=allot-test");
+  setup.adapter.wait_passes(3);
+  shell("scontrol update NodeName=n1 State=RESUME");
+  wait_until("the nodes answer the restarted controller", 60s,
+             [] { return shell("sinfo -h -N -o '%t'").find_first_of("*~#!%") == std::string::npos; });
+  setup.adapter.wait_passes(1);
+  setup.adapter.signal(SIGTERM);
+  for (const auto& [id, node] : fill) {
+    INFO("job " << id << " on " << node);
+    CHECK(running(id));
+    CHECK(job(id).restarts == 0);
+  }
+  CHECK(setup.records("preempt").empty());
+  CHECK(setup.records("checkpoint_signal").empty());
+  CHECK(setup.records("requeue").empty());
+}
+
+TEST_CASE(
+    "Slurm starts what Allot decided: GPUs freed for a job go to it, not to work submitted while the "
+    "adapter was down",
+    "[slurm_integration]") {
+  const std::map<std::uint32_t, std::string> fill = fill_with_preemptible_alpha();
+  // While no adapter runs: a small job of an account the map does not place. With
+  // every multifactor weight 0 it sits at priority 1, and so does every new job.
+  const std::uint32_t unranked = submit("zeta", 1, "work-zeta", "sleep 600", "--time=1");
+  const std::uint32_t wide = submit("beta", kClusterGpus / 2, "work-wide", "sleep 600");
+  CHECK(job(unranked).priority == 1);
+  CHECK(job(wide).priority == 1);
+  Setup setup("respects");
+  setup.adapter.start();
+  setup.adapter.wait_passes(1);
+  // The first pass ranked the job submitted while it was down...
+  CHECK(job(wide).priority >= 1000);
+  CHECK(job(unranked).priority == 1);
+  // ...and emptied a node for it: Slurm starts it there, not the older, smaller
+  // job that would fit in the freed GPUs and is not Allot's to run first.
+  wait_until("the wide job runs", 90s, [&] { return running(wide); });
+  CHECK(!running(unranked));
+  CHECK(victims_for(setup, wide).size() == static_cast<std::size_t>(kClusterGpus / 2));
   setup.adapter.signal(SIGTERM);
 }
 

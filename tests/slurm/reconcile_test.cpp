@@ -246,7 +246,7 @@ TEST_CASE("held and unmapped jobs are left as Slurm has them, and said so once",
   auto adapter = open_adapter(slurm, folder.file("state.db"));
   const auto first = pass(*adapter, *policy, kStart + 10);
   CHECK(slurm.calls().empty());
-  CHECK(first.notes.size() == 2);
+  CHECK(first.notes.size() == 3);  // the two jobs, and that the ledger is new
   CHECK(pass(*adapter, *policy, kStart + 20).notes.empty());
   CHECK(slurm.job(stranger).priority == 1);
 }
@@ -257,7 +257,7 @@ TEST_CASE("a new mapping file applies from the next pass, and its unmapped jobs 
   const auto policy = compile(two_team_policy());
   const std::uint32_t stranger = slurm.submit("gamma", 1, kStart);  // the tree has no `gamma`
   auto adapter = open_adapter(slurm, folder.file("state.db"));
-  CHECK(pass(*adapter, *policy, kStart + 10).notes.size() == 1);
+  CHECK(pass(*adapter, *policy, kStart + 10).notes.size() == 2);  // the job, and that the ledger is new
   CHECK(slurm.job(stranger).priority == 1);
 
   // The new map sends Slurm account `gamma` to `beta`: the job is ranked at once.
@@ -282,7 +282,7 @@ TEST_CASE("notes that quote Slurm's names carry no terminal control bytes", "[sl
   slurm.submit("evil\x1b]0;owned\x07", 1, kStart, "gpu\x1b[2J");
   auto adapter = open_adapter(slurm, folder.file("state.db"));
   const auto report = pass(*adapter, *policy, kStart + 10);
-  REQUIRE(report.notes.size() == 1);
+  REQUIRE(report.notes.size() == 2);  // the job's (first), and that the ledger is new
   CHECK(report.notes[0].find('\x1b') == std::string::npos);
   CHECK(report.notes[0].find('\x07') == std::string::npos);
   CHECK_THAT(report.notes[0], Catch::Contains("account `evil\u241b]0;owned\u2407`"));
@@ -515,6 +515,79 @@ TEST_CASE("a job that breaks its class's limits sits at the floor, is told why, 
   CHECK(started.starts[0].class_limit == "asks for 2 GPUs; class `pinned` allows at most 1");
   CHECK(started.starts[0].contract.preemptible);
   CHECK(started.starts[0].contract.protected_until == kStart + 180);
+}
+
+TEST_CASE("a new ledger charges from its first pass, or from each job's start with slurm-history; it keeps its choice",
+          "[slurm][ledger]") {
+  using allot::slurm::ChargeFrom;
+  const auto policy = compile(two_team_policy());
+  for (const ChargeFrom from : {ChargeFrom::now, ChargeFrom::slurm_history}) {
+    const bool now = from == ChargeFrom::now;
+    INFO((now ? "--charge-from now" : "--charge-from slurm-history"));
+    TempFolder folder("allot-slurm");
+    FakeSlurm slurm(1, 8);
+    // Ended ten minutes before the adapter's first pass; slurmctld still shows it.
+    const std::uint32_t ended = slurm.submit("alpha", 1, kStart - 7200);
+    slurm.start(ended, 0, kStart - 7200);
+    slurm.finish(ended, kStart - 600);
+    // Running for an hour already.
+    const std::uint32_t running = slurm.submit("beta", 1, kStart - 3600);
+    slurm.start(running, 0, kStart - 3600);
+    allot::slurm::AdapterOptions options;
+    options.state_path = folder.file("state.db");
+    options.charge_from = from;
+    {
+      auto adapter = allot::slurm::Adapter::open(slurm, two_team_map(), options);
+      REQUIRE(adapter);
+      const auto first = pass(**adapter, *policy, kStart);
+      REQUIRE(first.notes.size() >= 1);
+      CHECK_THAT(first.notes[0], Catch::StartsWith("a new ledger:"));
+      pass(**adapter, *policy, kStart + 600);
+      CHECK(usage_of(**adapter, "alpha", kStart + 600) == Approx(now ? 0.0 : 6600 / 3600.0));
+      CHECK(usage_of(**adapter, "beta", kStart + 600) == Approx((now ? 600 : 4200) / 3600.0));
+    }
+    // Reopened with the other choice, the ledger keeps the one it was made with.
+    options.charge_from = now ? ChargeFrom::slurm_history : ChargeFrom::now;
+    auto reopened = allot::slurm::Adapter::open(slurm, two_team_map(), options);
+    REQUIRE(reopened);
+    const auto later = pass(**reopened, *policy, kStart + 1200);
+    for (const std::string& note : later.notes) CHECK_THAT(note, !Catch::StartsWith("a new ledger:"));
+    CHECK(usage_of(**reopened, "alpha", kStart + 1200) == Approx(now ? 0.0 : 6600 / 3600.0));
+    CHECK(usage_of(**reopened, "beta", kStart + 1200) == Approx((now ? 1200 : 4800) / 3600.0));
+  }
+}
+
+TEST_CASE("a node down after a controller restart, or draining, leaves its jobs to Slurm: no stop is decided",
+          "[slurm][preempt]") {
+  for (const bool down : {true, false}) {
+    INFO((down ? "the node is down (not responding)" : "the node is draining"));
+    TempFolder folder("allot-slurm");
+    Crowded cluster;
+    const auto policy = compile(two_team_policy("10m", "2m"));
+    auto adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+    pass(*adapter, *policy, kStart + 60);
+    (down ? cluster.slurm.node(0).down : cluster.slurm.node(0).drain) = true;
+    cluster.slurm.clock = kStart + 120;
+    const auto report = pass(*adapter, *policy, kStart + 120);
+    for (const auto& decision : report.cycle.decisions) CHECK(decision.kind != allot::runtime::DecisionKind::preempt);
+    CHECK(cluster.slurm.calls_of("signal").empty());
+    CHECK(cluster.slurm.calls_of("requeue").empty());
+    CHECK(report.running == 4);  // still running, still charged
+  }
+}
+
+TEST_CASE("a preemption the adapter does not enact leaves no preempt decision for the audit", "[slurm][preempt]") {
+  TempFolder folder("allot-slurm");
+  Crowded cluster;
+  const auto policy = compile(two_team_policy("10m", "2m"));
+  auto adapter = open_adapter(cluster.slurm, folder.file("state.db"));
+  pass(*adapter, *policy, kStart + 60);
+  cluster.beta = cluster.slurm.submit("beta", 1, kStart + 5 * kMinute);
+  cluster.slurm.refuse("signal", "Access/permission denied");
+  cluster.slurm.clock = kStart + 11 * kMinute;
+  const auto report = pass(*adapter, *policy, kStart + 11 * kMinute);
+  REQUIRE(cluster.slurm.calls_of("signal").size() == 1);  // tried, refused by Slurm
+  for (const auto& decision : report.cycle.decisions) CHECK(decision.kind != allot::runtime::DecisionKind::preempt);
 }
 
 }  // namespace slurm_test

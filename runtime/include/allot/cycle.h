@@ -114,6 +114,11 @@ struct CycleOptions {
   // more waiting than it gained (docs/SCHEDULING.md "Backfill that yields").
   bool yield_backfill = false;
   bool record_skips = true;  // a `skip` decision per pending job that could not start
+  // Whether running jobs on draining or down nodes are stopped (drain.h). A
+  // driver whose scheduler handles those nodes itself turns it off (Slurm lets
+  // a draining node's jobs finish and fails or requeues a down node's jobs), so
+  // the cycle decides no stop that would never be enacted.
+  bool stop_on_unavailable_nodes = true;
   // Skips (best first) that carry their rank terms; later skips carry the rank only.
   std::size_t explained_skips = 1000;
 };

@@ -153,6 +153,7 @@ CycleResult CycleRun::run() {
 }
 
 void CycleRun::decide_drains() {
+  if (!options_.stop_on_unavailable_nodes) return;
   for (DrainStop& drain : drain_stops(state_.inventory, active_, state_.now)) {
     stop(drain.active, drain.stops_at, drain.lost_gpu_seconds, "", std::move(drain.reason));
   }

@@ -213,10 +213,17 @@ struct PassReport {
   } timings;
 };
 
+// Where a new ledger's usage starts (`--charge-from`, the first run's choice;
+// a ledger keeps the one it was made with): `now`, the first pass, so nothing
+// the cluster ran before the adapter existed is charged; or `slurm_history`,
+// each job Slurm still shows (running, or ended within its MinJobAge) from its start.
+enum class ChargeFrom { now, slurm_history };
+
 struct AdapterOptions {
   std::string state_path;  // SQLite file: the usage ledger and the adapter's own state
   bool dry_run = false;    // decide and report, write nothing (Slurm, ledger, state)
   runtime::CycleOptions cycle;
+  ChargeFrom charge_from = ChargeFrom::slurm_history;
 };
 
 // The reconcile loop's state between passes. One adapter per state file (it
@@ -252,6 +259,8 @@ class Adapter {
 // Audit log lines (JSON, one object per line, docs/SLURM.md "Audit log"). A
 // dry run's actions were never sent to Slurm: `dry_run` marks them so.
 std::string action_json(const Action& action, Seconds now, const std::string& policy_hash, bool dry_run = false);
+// The action's kind as the audit log and the metrics name it ("set_priority", "checkpoint_signal", ...).
+const char* action_kind_name(Action::Kind kind);
 std::string start_json(const ObservedStart& start, Seconds now);
 
 // A reload (SIGHUP, or an edit of the policy or the mapping file) and how it
