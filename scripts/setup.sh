@@ -14,6 +14,7 @@ packages=(
   libcpp-httplib-dev  # the HTTP listener (http/)
   prometheus          # promtool, which checks the metrics exposition and the alert rules in the tests
   logrotate systemd   # check the operations kit (tests/packaging): logrotate and systemd-analyze
+  sqlite3             # the ledger's backup and restore (docs/SLURM.md), tested on the sandbox
 )
 
 missing=()

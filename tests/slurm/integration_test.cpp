@@ -139,6 +139,30 @@ std::vector<std::uint32_t> victims_for(const Setup& setup, std::uint32_t for_job
   return victims;
 }
 
+// Where an adapter started with `--metrics 127.0.0.1:0` listens, from its log.
+std::string metrics_url(const Adapter& adapter) {
+  const std::string log = adapter.log();
+  const std::string said = "metrics, /healthz and /readyz on port ";
+  const std::size_t at = log.find(said);
+  REQUIRE(at != std::string::npos);
+  return "http://127.0.0.1:" + std::to_string(std::stoi(log.substr(at + said.size())));
+}
+
+// The body and status of GET `url` ("... 503"), asked every 100 ms until the
+// status is `status` or 5 s pass (the adapter updates its probes just after
+// it logs a pass). Asks nothing of Slurm, so it works while slurmctld is down.
+std::string answer_within(const std::string& url, const std::string& status) {
+  std::string answer;
+  for (int i = 0; i < 50; ++i) {
+    answer = shell("curl -s -w ' %{http_code}' " + url);
+    if (answer.size() >= status.size() && answer.compare(answer.size() - status.size(), status.size(), status) == 0) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return answer;
+}
+
 }  // namespace
 
 TEST_CASE("pending jobs start in the policy's order as GPUs free", "[slurm_integration]") {
@@ -337,15 +361,20 @@ TEST_CASE("the live state is a snapshot that allot explain and allot shares read
 
 TEST_CASE("a stop is not held up by a controller that does not answer", "[slurm_integration]") {
   cancel_all();
-  Setup setup("outage");
+  Setup setup("outage", "2026-12-01", {"--metrics", "127.0.0.1:0"});
   setup.adapter.start();
   setup.adapter.wait_passes(1);
+  const std::string probe = metrics_url(setup.adapter) + "/readyz";
+  CHECK_THAT(answer_within(probe, "200"), Catch::EndsWith(" 200"));
   const std::string sandbox = std::string(ALLOT_SOURCE_DIR) + "/scripts/slurm-sandbox.sh";
   shell("bash '" + sandbox + "' restart-ctld down 2>&1");
   // No wait_until here: it asks Slurm, which is down.
   const auto failed_pass = [&] { return setup.adapter.log().find("pass failed") != std::string::npos; };
   for (int i = 0; i < 300 && !failed_pass(); ++i) std::this_thread::sleep_for(100ms);
   REQUIRE(failed_pass());
+  // Not ready while passes fail, and the listener answers all the same.
+  CHECK_THAT(answer_within(probe, "503"),
+             Catch::StartsWith("not ready: the last pass failed") && Catch::EndsWith(" 503"));
   // The next pass starts a second after the failed one and waits on libslurm (MessageTimeout, 10 s here).
   std::this_thread::sleep_for(1500ms);
   const auto asked = std::chrono::steady_clock::now();
@@ -626,10 +655,7 @@ TEST_CASE(
   const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
   wait_until("beta is ranked", 20s, [&] { return job(b).priority >= 1000; });
   setup.adapter.wait_passes(2);
-  const std::string log = setup.adapter.log();
-  const std::size_t at = log.find("metrics, /healthz and /readyz on port ");
-  REQUIRE(at != std::string::npos);
-  const std::string url = "http://127.0.0.1:" + std::to_string(std::stoi(log.substr(at + 38)));
+  const std::string url = metrics_url(setup.adapter);
   auto metrics = [&] { return shell("curl -sSf " + url + "/metrics"); };
 
   const std::string exposition = metrics();
@@ -648,8 +674,8 @@ TEST_CASE(
   write_file(file, exposition);
   CHECK(shell("promtool check metrics < " + file + " 2>&1").empty());
 
-  CHECK(shell("curl -s -o /dev/null -w '%{http_code}' " + url + "/healthz") == "200");
-  CHECK(shell("curl -s -o /dev/null -w '%{http_code}' " + url + "/readyz") == "200");
+  CHECK(answer_within(url + "/healthz", "200") == "ok\n 200");
+  CHECK(answer_within(url + "/readyz", "200") == "ready\n 200");
 
   // logrotate's turn: the audit log is moved away, and SIGHUP (its postrotate)
   // makes the adapter write a new one. A refused reload is counted, and the
@@ -724,6 +750,42 @@ TEST_CASE(
   CHECK(!running(unranked));
   CHECK(victims_for(setup, wide).size() == static_cast<std::size_t>(kClusterGpus / 2));
   setup.adapter.signal(SIGTERM);
+}
+
+TEST_CASE("a ledger backed up with sqlite3 .backup while the adapter runs restores: charging goes on, nothing twice",
+          "[slurm_integration]") {
+  cancel_all();
+  const std::uint32_t two = submit("alpha", 2, "long-two", "sleep 600");
+  wait_until("the job runs", 30s, [&] { return running(two); });
+  Setup setup("backup", "2026-12-01", {"--charge-from", "slurm-history"});
+  setup.adapter.start();
+  setup.adapter.wait_passes(3);
+  // docs/SLURM.md "Backup and restore": SQLite's online backup of the live ledger.
+  const std::string backup = setup.folder + "/backup.db";
+  shell("sqlite3 '" + setup.ledger + "' \".backup '" + backup + "'\"");
+  CHECK(shell("sqlite3 '" + backup + "' 'PRAGMA integrity_check'") == "ok\n");
+  setup.adapter.wait_passes(3);  // charges after the backup, which the restore loses
+  setup.adapter.signal(SIGTERM);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(setup.ledger + suffix);
+  std::filesystem::copy_file(backup, setup.ledger);
+  std::filesystem::permissions(setup.ledger, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  setup.adapter.start();
+  setup.adapter.wait_passes(2);
+  shell("scancel " + std::to_string(two));
+  wait_until("the job ends", 30s, [&] { return job(two).end > 0 && !running(two); });
+  setup.adapter.wait_passes(2);
+  setup.adapter.signal(SIGTERM);
+
+  // From the backup's marks on, every second of the run is charged once, up to its end.
+  const QueuedJob ended = job(two);
+  std::vector<StoredCharge> charges;
+  for (const StoredCharge& charge : stored_charges(setup.ledger)) {
+    if (charge.job == std::to_string(two)) charges.push_back(charge);
+  }
+  REQUIRE(charges.size() >= 2);
+  CHECK(charges.front().from == ended.start);
+  CHECK(charges.back().until == ended.end);
+  for (std::size_t i = 1; i < charges.size(); ++i) CHECK(charges[i].from == charges[i - 1].until);
 }
 
 }  // namespace integration
