@@ -116,6 +116,20 @@ struct SlurmArguments {
 };
 int run_slurm(const SlurmArguments& arguments);
 
+struct ServeArguments {
+  std::string policy;
+  std::string cluster;                // the inventory (docs/STATE.md)
+  std::string db = "allot-serve.db";  // jobs, events, decisions, ledger, policy history (SQLite)
+  std::string token_file;             // the bearer token for mutating calls
+  std::string listen = "127.0.0.1:8642";
+  std::string interval = "2s";            // between cycles
+  std::string charge_every = "1m";        // ServiceOptions::charge_every
+  std::string durability = "power-loss";  // or process-crash (docs/SERVE.md "Durability")
+  std::string now;                        // YYYY-MM-DD for policy checks, empty for today
+  std::string engine = "jit";
+};
+int run_serve(const ServeArguments& arguments);
+
 // Expands folders into the `*.allot` files below them (sorted); files stay as
 // given. Returns false (after printing why) when a path does not exist, a
 // subfolder cannot be read, or a `*.allot` symlink in a folder leads anywhere
@@ -130,6 +144,10 @@ bool flush_stdout();
 // Reads a `--now YYYY-MM-DD` argument into `today` (left unset when `now` is
 // empty). Returns false after telling the user what was wrong.
 bool read_now(const std::string& now, std::optional<Date>& today);
+
+// An interval option: "5s", "2m", "1h30m" (support/duration.h) or whole
+// seconds; at least a second. nullopt for anything else.
+std::optional<std::int64_t> parse_interval(const std::string& text);
 
 // Whether stdout (use_color) or stderr (stderr_color) should get ANSI colour:
 // that stream is a terminal, and NO_COLOR is unset.

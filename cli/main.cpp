@@ -250,6 +250,32 @@ int main(int argc, char** argv) {
                    "Write a job_submit.lua refusing jobs over their class's limits (- for stdout), then exit")
       ->check(kPath);
 
+  allot::cli::ServeArguments serve;
+  auto* serve_command = app.add_subcommand("serve", "Run the scheduler as a service: a JSON API, metrics and probes");
+  serve_command->add_option("--policy", serve.policy, "The policy file")->check(kPath)->required();
+  serve_command->add_option("--cluster", serve.cluster, "The cluster inventory (TOML)")->check(kPath)->required();
+  serve_command
+      ->add_option("--db", serve.db,
+                   "Jobs, events, decisions, ledger and policy history (SQLite; default allot-serve.db)")
+      ->check(kPath);
+  serve_command
+      ->add_option("--token-file", serve.token_file,
+                   "A file (mode 600) whose first line is the bearer token mutating calls must send")
+      ->check(kPath)
+      ->required();
+  serve_command->add_option("--listen", serve.listen,
+                            "HOST:PORT to listen on (default 127.0.0.1:8642; :0 picks a port)");
+  serve_command->add_option("--interval", serve.interval, "Time between cycles: 2s (default), 1m, ...");
+  serve_command->add_option("--charge-every", serve.charge_every,
+                            "Charge a running job's usage at most this often: 1m (default), 10s, ...");
+  serve_command
+      ->add_option("--durability", serve.durability,
+                   "power-loss (default: fsync every commit) or process-crash (survives kill -9, not power loss)")
+      ->check(CLI::IsMember({"power-loss", "process-crash"}));
+  serve_command->add_option("--now", serve.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
+  serve_command->add_option("--engine", serve.engine, "What runs the policy: jit (default) or interp")
+      ->check(CLI::IsMember({"jit", "interp"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -263,6 +289,7 @@ int main(int argc, char** argv) {
     if (cycle_command->parsed()) return allot::cli::run_cycle_command(cycle);
     if (explain_command->parsed()) return allot::cli::run_explain(explain);
     if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);
+    if (serve_command->parsed()) return allot::cli::run_serve(serve);
     if (shares_command->parsed()) return allot::cli::run_shares(shares);
     if (import_slurm_command->parsed()) return allot::cli::run_import_slurm(import_slurm);
     return allot::cli::run_fmt(fmt);

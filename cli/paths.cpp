@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "allot/duration.h"
 #include "allot/files.h"
 #include "allot/text.h"
 #include "commands.h"
@@ -20,6 +21,14 @@ bool read_now(const std::string& now, std::optional<Date>& today) {
   today = parse_date(now);
   if (!today) std::cerr << "allot: --now expects a date like 2026-12-31, got `" << now << "`\n";
   return today.has_value();
+}
+
+std::optional<std::int64_t> parse_interval(const std::string& text) {
+  std::optional<std::int64_t> seconds = support::parse_duration(text);
+  if (!seconds && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
+    seconds = support::parse_duration(text + "s");
+  if (!seconds || *seconds <= 0) return std::nullopt;
+  return seconds;
 }
 
 namespace {

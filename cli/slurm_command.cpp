@@ -56,15 +56,6 @@ void install_handlers() {
 
 void log(const std::string& line) { std::cerr << "allot slurm: " << line << '\n' << std::flush; }
 
-// "5s", "2m", "1h30m" (support/duration.h) or whole seconds; at least a second.
-std::optional<slurm::Seconds> parse_interval(const std::string& text) {
-  std::optional<slurm::Seconds> seconds = support::parse_duration(text);
-  if (!seconds && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
-    seconds = support::parse_duration(text + "s");
-  if (!seconds || *seconds <= 0) return std::nullopt;
-  return seconds;
-}
-
 // The policy's text as it is now, to notice edits; "" when it cannot be read
 // (the compile that follows says why).
 std::string read_text(const std::string& path) {

@@ -16,6 +16,10 @@ done
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 export CCACHE_BASEDIR="$PWD"
+# Builds with debug info (-g: the fuzz, ASan and TSan builds) hash the working
+# directory unless told not to; every land builds in a new clone, so without
+# this they never hit the cache.
+export CCACHE_NOHASHDIR=1
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="${ALLOT_BUILD_TYPE:-Release}" "${launcher[@]}" "${options[@]}" >/dev/null
 if [ "${#targets[@]}" -gt 0 ]; then
   cmake --build "$dir" --target "${targets[@]}"

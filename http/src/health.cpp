@@ -8,7 +8,7 @@ namespace allot::http {
 namespace {
 
 Response probe_answer(const Health::Verdict& verdict) {
-  return Response{verdict.ok ? 200 : 503, "text/plain; charset=utf-8", verdict.text + "\n"};
+  return Response{verdict.ok ? 200 : 503, "text/plain; charset=utf-8", verdict.text + "\n", {}};
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ Health::Verdict Health::readiness() const {
 
 void serve_metrics_and_health(HttpServer& server, const metrics::Registry& registry, const Health& health) {
   server.get("/metrics", [&registry](const Request&) {
-    return Response{200, std::string(metrics::kExpositionContentType), registry.exposition()};
+    return Response{200, std::string(metrics::kExpositionContentType), registry.exposition(), {}};
   });
   server.get("/healthz", [&health](const Request&) { return probe_answer(health.liveness()); });
   server.get("/readyz", [&health](const Request&) { return probe_answer(health.readiness()); });

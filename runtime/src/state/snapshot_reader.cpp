@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "allot/dates.h"
+#include "allot/job_table.h"
 #include "allot/snapshot.h"
 
 #include "allot/accounting.h"
@@ -91,6 +92,14 @@ JobRequest read_request(FieldReader& fields) {
   job.reservation = fields.optional_text("reservation").value_or("");
   job.exclusive = fields.optional_boolean("exclusive").value_or(false);
   job.blocked = fields.optional_text("blocked", kMaxBlockedBytes).value_or("");
+  return job;
+}
+
+// A `[[job]]` table: the request and its node count.
+JobRequest read_pending_request(FieldReader& fields) {
+  fields.reject_unknown_keys(with(kRequestKeys, {"nodes"}));
+  JobRequest job = read_request(fields);
+  job.nodes = static_cast<int>(fields.optional_integer("nodes", 1, kMaxNodes).value_or(1));
   return job;
 }
 
@@ -242,9 +251,7 @@ void Reader::check_times(FieldReader& fields, const JobRequest& job) {
 void Reader::read_pending(const toml::table& table, std::size_t index) {
   const std::string name = fmt::format("job[{}]", index);
   FieldReader fields(table, file_, name);
-  fields.reject_unknown_keys(with(kRequestKeys, {"nodes"}));
-  JobRequest job = read_request(fields);
-  job.nodes = static_cast<int>(fields.optional_integer("nodes", 1, kMaxNodes).value_or(1));
+  JobRequest job = read_pending_request(fields);
   check_times(fields, job);
   claim_id(fields, job.id, name);
   fail(fields.error());
@@ -417,6 +424,23 @@ Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const st
   } catch (const toml::parse_error& error) {
     return Failure{located_error(error.source(), source_name, "", std::string(error.description()))};
   }
+}
+
+Expected<JobRequest, SnapshotError> read_job_table(const toml::table& table, const std::string& source_name,
+                                                   const std::string& name, Seconds now) {
+  FieldReader fields(table, source_name, name);
+  JobRequest job = read_pending_request(fields);
+  if (!fields.error() && job.submitted > now) {
+    fields.fail("submitted", fmt::format("`submitted` ({}) is after now ({})", support::format_timestamp(job.submitted),
+                                         support::format_timestamp(now)));
+  }
+  if (!fields.error() && job.queued != 0 && (job.queued < job.submitted || job.queued > now)) {
+    fields.fail("queued", fmt::format("`queued` ({}) must be between `submitted` ({}) and now ({})",
+                                      support::format_timestamp(job.queued), support::format_timestamp(job.submitted),
+                                      support::format_timestamp(now)));
+  }
+  if (fields.error()) return Failure{*fields.error()};
+  return job;
 }
 
 Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path, std::optional<Seconds> now) {

@@ -1,0 +1,180 @@
+// `allot serve`: the runtime as a service (docs/SERVE.md). A Service owns a
+// cluster's queue, running jobs and usage ledger in one SQLite file, runs the
+// scheduling cycle on them, and answers a JSON API: executors and users submit
+// and cancel jobs and report events; the cycle's starts and preemptions are a
+// feed executors pull; everyone may read the queue, a job's explanation, the
+// shares and the decisions. Every write is committed before it is
+// acknowledged, so a crash loses nothing a client was told was accepted, and
+// the ledger's idempotent charges count nothing twice.
+//
+// Threads: HTTP workers call submit/cancel/record_event and the readers; one
+// loop calls run_cycle. A mutex keeps the live state consistent; readers of
+// the ranking and the explanations use the view the last cycle published.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allot/cycle.h"
+#include "allot/durable_ledger.h"
+#include "allot/expected.h"
+#include "allot/inventory.h"
+#include "allot/policy.h"
+#include "allot/policy_slot.h"
+
+namespace allot::http {
+class HttpServer;
+}
+namespace allot::metrics {
+class Registry;
+}
+
+namespace allot::service {
+
+using runtime::Seconds;
+
+// What went wrong with a request, for its answer: 400 for a malformed body
+// (`field` is the path of the offending field, "" for the body as a whole),
+// 404 for an unknown job or node (`suggestion`: the nearest known name), 409
+// for a request the job's phase does not allow, 500/503 when the server could
+// not store it (nothing was accepted).
+struct ApiError {
+  int status = 400;
+  std::string message;
+  std::string field;
+  std::string suggestion;
+};
+
+struct ServiceOptions {
+  std::string database;  // SQLite: jobs, events, decisions, ledger, policy history
+  runtime::Inventory inventory;
+  runtime::CycleOptions cycle;
+  runtime::Durability durability = runtime::Durability::power_loss;
+  // A running job is charged at a cycle once this long has passed since its
+  // last charge (and always when it ends), so the ledger grows by a row per
+  // job per minute, not per cycle; usage lags by at most this much.
+  Seconds charge_every = 60;
+};
+
+enum class JobPhase { pending, running, finished, failed, cancelled };
+const char* job_phase_name(JobPhase phase);
+
+// A job as the service keeps it.
+struct JobRecord {
+  std::int64_t seq = 0;  // submission order, from 1
+  JobPhase phase = JobPhase::pending;
+  runtime::JobRequest request;             // pending, and what it asked for
+  std::optional<runtime::RunningJob> run;  // running: where, since when, its contract
+  Seconds ended = 0;                       // finished, failed or cancelled: when
+  std::optional<Seconds> last_progress;    // the last `progress` event
+  bool confirmed = false;                  // the executor reported `started`
+};
+
+// An event an executor reports (POST /events).
+struct Event {
+  std::string kind;           // started, checkpointed, progress, finished, failed, node_up, node_down, node_drain
+  std::string job;            // for job events
+  std::string node;           // for node events
+  std::optional<Seconds> at;  // default: now
+};
+
+// One cycle's place in the service's history, published for the readers.
+struct View {
+  std::uint64_t cycle = 0;  // cycles run since the database was created (0: none yet)
+  Seconds at = 0;
+  // The state after the cycle's decisions (started jobs running, stops
+  // decided), with the usage and debt it ranked with: what explain and the
+  // shares read.
+  runtime::ClusterState state;
+  runtime::CycleResult result;  // the cycle's decisions and ranking
+  std::shared_ptr<const CompiledPolicy> policy;
+  std::uint64_t generation = 0;  // of the policy slot
+  double duration_seconds = 0;   // how long the cycle took
+};
+
+// What run_cycle did.
+struct CycleReport {
+  std::uint64_t cycle = 0;
+  std::size_t starts = 0;
+  std::size_t preemptions = 0;
+  std::size_t requeued = 0;  // preempted jobs whose stop time came: back in the queue
+  double charged = 0;        // units added to the ledger
+  double seconds = 0;
+};
+
+// One page of the queue (GET /queue).
+struct QueuePage {
+  struct Entry {
+    runtime::JobRequest job;
+    std::optional<std::size_t> position;  // in the last cycle's ranking (0 = first); nullopt: not ranked yet
+    std::optional<double> rank;
+  };
+  std::vector<Entry> jobs;
+  std::size_t total = 0;            // pending jobs
+  std::optional<std::size_t> next;  // the offset of the next page, if any
+  std::uint64_t cycle = 0;
+};
+
+class Service {
+ public:
+  // Opens (or creates) the database and rebuilds the live state from it.
+  // `policy` runs until a swap; `now` is the time of opening.
+  static Expected<std::unique_ptr<Service>, std::string> open(ServiceOptions options,
+                                                              std::shared_ptr<const CompiledPolicy> policy,
+                                                              std::string policy_source, Seconds now);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // Adds a job to the queue; its id is assigned ("job-<seq>") when empty.
+  // Returns the job as stored, once committed.
+  Expected<runtime::JobRequest, ApiError> submit(runtime::JobRequest job, Seconds now);
+  // Cancels a pending or running job (a running one is charged up to now and
+  // its stop is put on the feed).
+  std::optional<ApiError> cancel(const std::string& id, Seconds now);
+  // Applies one event, once committed.
+  std::optional<ApiError> record_event(const Event& event, Seconds now);
+
+  // Charges running jobs up to `now`, runs one cycle, applies and stores its
+  // decisions, and publishes a new view. The reason when the database failed
+  // (the state is then as it was).
+  Expected<CycleReport, std::string> run_cycle(Seconds now);
+
+  // The last cycle's view (a view with cycle 0 before the first).
+  std::shared_ptr<const View> view() const;
+  // A job in any phase; an error (404 with a suggestion) when unknown.
+  Expected<JobRecord, ApiError> job(const std::string& id) const;
+  // Pending jobs in the last cycle's order, then those submitted since.
+  QueuePage queue(std::size_t offset, std::size_t limit) const;
+  // The feed: decisions after `since`, at most `limit`, as JSON objects (one string each).
+  Expected<std::vector<std::string>, std::string> decisions_since(std::int64_t since, std::size_t limit) const;
+  // The live state (a copy), for reports that need it whole.
+  runtime::ClusterState state() const;
+  const runtime::Inventory& inventory() const;
+  runtime::PolicySlot& policy_slot();
+  const std::string& policy_source() const;
+
+ private:
+  struct Impl;
+  explicit Service(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// How the API is served (allot serve's options).
+struct ApiOptions {
+  std::string token;                  // bearer token for mutating calls; never empty
+  std::size_t max_queue_page = 1000;  // GET /queue's largest `limit`
+  std::function<Seconds()> clock;     // the service's now
+};
+
+// Puts the JSON API on `server` (docs/SERVE.md): POST /jobs, DELETE /jobs/{id},
+// POST /events, GET /queue, GET /jobs/{id}, GET /shares, GET /decisions.
+// `service` must outlive the server's listening.
+void mount_api(http::HttpServer& server, Service& service, ApiOptions options);
+
+}  // namespace allot::service

@@ -1,0 +1,652 @@
+// The Service: the live state (jobs by id, node states, reservations), the
+// store it is rebuilt from, the usage ledger and the entitlement book, and the
+// cycle that turns them into decisions. Every write commits to the store
+// before memory changes, under one mutex; the cycle publishes a View that
+// readers use without the mutex.
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "allot/account_columns.h"
+#include "allot/accounting.h"
+#include "allot/audit.h"
+#include "allot/audit_json.h"
+#include "allot/contracts.h"
+#include "allot/dates.h"
+#include "allot/service.h"
+#include "job_json.h"
+#include "store.h"
+
+namespace allot::service {
+namespace {
+
+using runtime::Charge;
+using runtime::ClusterState;
+using runtime::JobRequest;
+using runtime::RunningJob;
+
+// Debt is stepped over the time between two cycles at the later one's loads;
+// after a longer gap (the service was down) that time is not accounted.
+constexpr Seconds kMaxAccountingGap = 15 * 60;
+
+ApiError server_error(const std::string& what, const std::string& reason) {
+  return ApiError{503, fmt::format("{} was not stored: {}", what, reason), "", ""};
+}
+
+runtime::ResourceUse use_of(const RunningJob& job, const runtime::Inventory& inventory) {
+  const double nodes = static_cast<double>(std::max<std::size_t>(job.nodes.size(), 1));
+  std::string type =
+      job.nodes.empty() ? job.request.gpu_type : inventory.gpu_type_name(static_cast<std::size_t>(job.nodes.front()));
+  return runtime::ResourceUse{std::move(type), nodes * job.request.gpus_per_node, nodes * job.request.cpus_per_node,
+                              nodes * job.request.memory_gib_per_node};
+}
+
+std::optional<runtime::NodeState> node_state_of(std::string_view name) {
+  for (runtime::NodeState state : {runtime::NodeState::up, runtime::NodeState::drain, runtime::NodeState::down}) {
+    if (name == runtime::node_state_name(state)) return state;
+  }
+  return std::nullopt;
+}
+
+Json reservation_json(const runtime::Reservation& reservation) {
+  return Json{{"job", reservation.job_id},
+              {"nodes", reservation.nodes},
+              {"until", reservation.until},
+              {"gpus_per_node", reservation.gpus_per_node},
+              {"cpus_per_node", reservation.cpus_per_node},
+              {"memory_gib_per_node", reservation.memory_gib_per_node}};
+}
+
+std::vector<runtime::Reservation> reservations_from(const std::string& text, std::size_t node_count) {
+  std::vector<runtime::Reservation> reservations;
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_array()) return reservations;
+  try {
+    for (const auto& item : json) {
+      runtime::Reservation reservation{
+          item.at("job").get<std::string>(),      item.at("nodes").get<std::vector<int>>(),
+          item.at("until").get<Seconds>(),        item.at("gpus_per_node").get<int>(),
+          item.at("cpus_per_node").get<double>(), item.at("memory_gib_per_node").get<double>()};
+      const bool valid = std::all_of(reservation.nodes.begin(), reservation.nodes.end(), [&](int node) {
+        return node >= 0 && static_cast<std::size_t>(node) < node_count;
+      });
+      if (valid) reservations.push_back(std::move(reservation));
+    }
+  } catch (const nlohmann::json::exception&) {
+    return {};  // reservations are a cycle's memo: the next cycle makes new ones
+  }
+  return reservations;
+}
+
+}  // namespace
+
+const char* job_phase_name(JobPhase phase) {
+  switch (phase) {
+    case JobPhase::pending:
+      return "pending";
+    case JobPhase::running:
+      return "running";
+    case JobPhase::finished:
+      return "finished";
+    case JobPhase::failed:
+      return "failed";
+    case JobPhase::cancelled:
+      return "cancelled";
+  }
+  return "pending";
+}
+
+struct Service::Impl {
+  Impl(ServiceOptions service_options, std::shared_ptr<const CompiledPolicy> policy, std::string source)
+      : options(std::move(service_options)), slot(std::move(policy)), policy_source(std::move(source)) {}
+
+  ServiceOptions options;
+  runtime::PolicySlot slot;
+  std::string policy_source;
+  std::unique_ptr<Store> store;
+
+  mutable std::mutex mutex;  // guards everything below
+  runtime::Inventory inventory;
+  std::unordered_map<std::string, JobRecord> live;  // pending and running jobs by id
+  std::map<std::int64_t, std::string> by_seq;       // the same, in submission order
+  std::int64_t last_seq = 0;
+  std::vector<runtime::Reservation> reservations;
+  std::optional<Seconds> last_cycle;
+  std::uint64_t cycles = 0;
+  std::unique_ptr<runtime::DurableLedger> ledger;
+  std::optional<runtime::EntitlementBook> book;
+  const CompiledPolicy* book_policy = nullptr;  // the policy `book` was made for
+  runtime::DebtHours owed_hours;
+  std::vector<std::string> order;                                          // the last cycle's ranking, still pending
+  std::unordered_map<std::string, std::pair<std::size_t, double>> ranked;  // id -> (position, rank)
+
+  mutable std::mutex view_mutex;
+  std::shared_ptr<const View> view;
+
+  std::optional<std::string> load();
+  std::optional<std::string> open_ledger(const CompiledPolicy& policy);
+  runtime::EntitlementBook* entitlement_book(const CompiledPolicy& policy);
+  ClusterState live_state(Seconds now) const;
+  std::string suggestion(const std::string& id) const;
+  Expected<double, std::string> charge(const std::vector<const RunningJob*>& jobs, Seconds until);
+  StoredJob stored(const std::string& id, const JobRecord& record) const {
+    return StoredJob{id, record.seq, job_phase_name(record.phase), record_text(record, inventory)};
+  }
+  void forget(const std::string& id) {
+    const auto found = live.find(id);
+    if (found == live.end()) return;
+    by_seq.erase(found->second.seq);
+    live.erase(found);
+  }
+};
+
+std::optional<std::string> Service::Impl::load() {
+  auto nodes = store->nodes();
+  if (!nodes) return nodes.error();
+  for (const auto& [name, state_name] : *nodes) {
+    const auto node = inventory.find_node(name);
+    const auto state = node_state_of(state_name);
+    if (node && state) inventory.nodes[*node].state = *state;
+  }
+  auto jobs = store->live_jobs();
+  if (!jobs) return jobs.error();
+  for (const StoredJob& row : *jobs) {
+    auto record = record_from_text(row.record, row.seq, inventory);
+    if (!record) return fmt::format("job `{}` in the database: {}", row.id, record.error());
+    by_seq.emplace(row.seq, row.id);
+    live.emplace(row.id, std::move(*record));
+  }
+  auto seq = store->last_job_seq();
+  if (!seq) return seq.error();
+  last_seq = *seq;
+  auto saved = store->meta("reservations");
+  if (!saved) return saved.error();
+  if (*saved) reservations = reservations_from(**saved, inventory.nodes.size());
+  auto cycle = store->meta("last_cycle");
+  if (!cycle) return cycle.error();
+  if (*cycle) last_cycle = std::stoll(**cycle);
+  auto count = store->meta("cycles");
+  if (!count) return count.error();
+  if (*count) cycles = std::stoull(**count);
+  auto owed = store->owed_hours();
+  if (!owed) return owed.error();
+  owed_hours = std::move(*owed);
+  return std::nullopt;
+}
+
+std::optional<std::string> Service::Impl::open_ledger(const CompiledPolicy& policy) {
+  runtime::LedgerConfig config = runtime::ledger_config(policy.tables(), inventory);
+  if (ledger && ledger->ledger().config() == config) return std::nullopt;
+  ledger.reset();  // a new unit, window or capacity: usage is rebuilt from the stored charges
+  auto opened = runtime::DurableLedger::open(options.database, std::move(config), options.durability);
+  if (!opened) return opened.error().message;
+  ledger = std::move(*opened);
+  return std::nullopt;
+}
+
+runtime::EntitlementBook* Service::Impl::entitlement_book(const CompiledPolicy& policy) {
+  if (book && book_policy == &policy) return &*book;
+  book.reset();
+  auto created = runtime::EntitlementBook::create(policy.tables());
+  if (!created) return nullptr;
+  book.emplace(std::move(*created));
+  book_policy = &policy;
+  auto debt = store->debt_hours();
+  if (debt) book->add_debt(*debt);
+  return &*book;
+}
+
+ClusterState Service::Impl::live_state(Seconds now) const {
+  ClusterState state;
+  state.now = now;
+  state.inventory = inventory;
+  for (const auto& [seq, id] : by_seq) {
+    const JobRecord& record = live.at(id);
+    if (record.phase == JobPhase::running && record.run) {
+      state.running.push_back(*record.run);
+    } else {
+      state.pending.push_back(record.request);
+    }
+  }
+  for (const runtime::Reservation& reservation : reservations) {
+    const auto found = live.find(reservation.job_id);
+    if (found != live.end() && found->second.phase == JobPhase::pending) state.reservations.push_back(reservation);
+  }
+  return state;
+}
+
+std::string Service::Impl::suggestion(const std::string& id) const {
+  std::vector<std::string> known;
+  known.reserve(live.size());
+  for (const auto& [known_id, record] : live) known.push_back(known_id);
+  if (auto recent = store->job_ids(10000)) known.insert(known.end(), recent->begin(), recent->end());
+  return did_you_mean(id, known);
+}
+
+Expected<double, std::string> Service::Impl::charge(const std::vector<const RunningJob*>& jobs, Seconds until) {
+  std::vector<Charge> charges;
+  for (const RunningJob* job : jobs) {
+    // A job holds its resources until its decided stop, and no longer.
+    const Seconds end = std::min(until, job->stopping_at.value_or(until));
+    if (end <= job->started) continue;
+    charges.push_back(Charge{job->request.account, job->request.id, job->started, end, use_of(*job, inventory)});
+  }
+  if (charges.empty()) return 0.0;
+  auto added = ledger->charge_batch(charges);
+  if (!added) return unexpected(added.error().message);
+  return *added;
+}
+
+Service::Service(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Service::~Service() = default;
+
+Expected<std::unique_ptr<Service>, std::string> Service::open(ServiceOptions options,
+                                                              std::shared_ptr<const CompiledPolicy> policy,
+                                                              std::string policy_source, Seconds now) {
+  if (!policy) return unexpected(std::string("no policy"));
+  auto impl = std::make_unique<Impl>(std::move(options), policy, std::move(policy_source));
+  impl->inventory = impl->options.inventory;
+  auto store = Store::open(impl->options.database, impl->options.durability);
+  if (!store) return unexpected(store.error());
+  impl->store = std::move(*store);
+  if (auto error = impl->load()) return unexpected(fmt::format("{}: {}", impl->options.database, *error));
+  if (auto error = impl->open_ledger(*policy)) return unexpected(*error);
+  auto history = impl->store->policies(1);
+  if (!history) return unexpected(history.error());
+  if (history->empty() || history->front().hash != policy->source_hash()) {
+    const std::string outcome = history->empty() ? "initial" : "started";
+    if (auto error = impl->store->add_policy(StoredPolicy{
+            1, now, policy->source_hash(), outcome,
+            fmt::format("policy `{}` {} at start", policy->tables().name, policy->source_hash().substr(0, 12)),
+            impl->policy_source})) {
+      return unexpected(*error);
+    }
+  }
+  auto view = std::make_shared<View>();
+  view->state = impl->live_state(now);
+  view->policy = policy;
+  view->generation = impl->slot.generation();
+  view->cycle = impl->cycles;
+  view->at = now;
+  impl->view = std::move(view);
+  return std::unique_ptr<Service>(new Service(std::move(impl)));
+}
+
+Expected<JobRequest, ApiError> Service::submit(JobRequest job, Seconds now) {
+  const auto policy = impl_->slot.current();
+  const PolicyTables& tables = policy->tables();
+  // What the cycle would skip forever is refused at the door, with a suggestion.
+  std::vector<std::string> leaves, classes;
+  bool account_known = false, class_known = false;
+  for (const AccountInfo& account : tables.accounts) {
+    if (!account.leaf || account.path.empty()) continue;
+    leaves.push_back(account.path);
+    account_known = account_known || account.path == job.account;
+  }
+  const ClassInfo* info = nullptr;
+  for (const ClassInfo& candidate : tables.classes) {
+    classes.push_back(candidate.name);
+    if (candidate.name == job.job_class) info = &candidate;
+  }
+  class_known = info != nullptr;
+  if (!account_known) {
+    return unexpected(ApiError{400, fmt::format("`{}` is not a leaf account of policy `{}`", job.account, tables.name),
+                               "account", did_you_mean(job.account, leaves)});
+  }
+  if (!class_known) {
+    return unexpected(ApiError{400, fmt::format("`{}` is not a class of policy `{}`", job.job_class, tables.name),
+                               "class", did_you_mean(job.job_class, classes)});
+  }
+  if (auto problem = runtime::class_limit_problem(*info, job)) {
+    return unexpected(ApiError{400, fmt::format("the job {}", *problem), "", ""});
+  }
+  std::lock_guard lock(impl_->mutex);
+  Impl& s = *impl_;
+  const std::int64_t seq = s.last_seq + 1;
+  if (job.id.empty()) job.id = fmt::format("job-{}", seq);
+  if (s.live.count(job.id)) {
+    return unexpected(
+        ApiError{409, fmt::format("a job with id `{}` is already {}", job.id, job_phase_name(s.live.at(job.id).phase)),
+                 "id", ""});
+  }
+  auto earlier = s.store->job(job.id);
+  if (!earlier) return unexpected(server_error("the job", earlier.error()));
+  if (*earlier) {
+    return unexpected(ApiError{
+        409, fmt::format("a job with id `{}` was submitted before and is {}", job.id, (*earlier)->phase), "id", ""});
+  }
+  JobRecord record;
+  record.seq = seq;
+  record.request = job;
+  Write write;
+  write.events.push_back(StoredEvent{now, "submit", job.id, job_json(job).dump()});
+  write.jobs.push_back(s.stored(job.id, record));
+  if (auto error = s.store->commit(write)) return unexpected(server_error("the job", *error));
+  s.last_seq = seq;
+  s.by_seq.emplace(seq, job.id);
+  s.live.emplace(job.id, std::move(record));
+  return job;
+}
+
+std::optional<ApiError> Service::cancel(const std::string& id, Seconds now) {
+  std::lock_guard lock(impl_->mutex);
+  Impl& s = *impl_;
+  const auto found = s.live.find(id);
+  if (found == s.live.end()) {
+    auto earlier = s.store->job(id);
+    if (!earlier) return server_error("the cancellation", earlier.error());
+    if (*earlier) return ApiError{409, fmt::format("job `{}` is already {}", id, (*earlier)->phase), "", ""};
+    return ApiError{404, fmt::format("no job `{}`", id), "", s.suggestion(id)};
+  }
+  JobRecord record = found->second;
+  Write write;
+  write.events.push_back(StoredEvent{now, "cancel", id, "{}"});
+  if (record.run) {
+    if (auto charged = s.charge({&*record.run}, now); !charged)
+      return server_error("the cancellation", charged.error());
+    Json stop{{"kind", "cancel"},
+              {"job", id},
+              {"account", record.request.account},
+              {"nodes", runtime::audit::node_names(s.inventory, record.run->nodes)},
+              {"reason", "cancelled through the API: stop it now"}};
+    write.decisions.push_back(StoredDecision{0, static_cast<std::int64_t>(s.cycles), now, "cancel", id, stop.dump()});
+  }
+  record.phase = JobPhase::cancelled;
+  record.ended = now;
+  write.jobs.push_back(s.stored(id, record));
+  if (auto error = s.store->commit(write)) return server_error("the cancellation", *error);
+  s.forget(id);
+  return std::nullopt;
+}
+
+std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
+  const Seconds at = event.at.value_or(now);
+  if (at > now) {
+    return ApiError{400,
+                    fmt::format("`at` ({}) is in the future (now is {})", support::format_timestamp(at),
+                                support::format_timestamp(now)),
+                    "at", ""};
+  }
+  std::lock_guard lock(impl_->mutex);
+  Impl& s = *impl_;
+  Json body{{"kind", event.kind}, {"at", support::format_timestamp(at)}};
+  Write write;
+  const bool node_event = event.kind == "node_up" || event.kind == "node_down" || event.kind == "node_drain";
+  if (node_event) {
+    const auto node = s.inventory.find_node(event.node);
+    if (!node) {
+      std::vector<std::string> names;
+      for (const runtime::Node& n : s.inventory.nodes) names.push_back(n.name);
+      return ApiError{404, fmt::format("no node `{}` in cluster `{}`", event.node, s.inventory.name), "node",
+                      did_you_mean(event.node, names)};
+    }
+    const runtime::NodeState state = event.kind == "node_up"     ? runtime::NodeState::up
+                                     : event.kind == "node_down" ? runtime::NodeState::down
+                                                                 : runtime::NodeState::drain;
+    body["node"] = event.node;
+    write.events.push_back(StoredEvent{at, event.kind, "", body.dump()});
+    write.nodes.emplace_back(event.node, runtime::node_state_name(state));
+    if (auto error = s.store->commit(write)) return server_error("the event", *error);
+    s.inventory.nodes[*node].state = state;
+    return std::nullopt;
+  }
+  const auto found = s.live.find(event.job);
+  if (found == s.live.end()) {
+    auto earlier = s.store->job(event.job);
+    if (!earlier) return server_error("the event", earlier.error());
+    if (*earlier) {
+      // A terminal event sent again (a retry after a lost answer) changes nothing.
+      if ((*earlier)->phase == event.kind) return std::nullopt;
+      return ApiError{409, fmt::format("job `{}` is already {}", event.job, (*earlier)->phase), "job", ""};
+    }
+    return ApiError{404, fmt::format("no job `{}`", event.job), "job", s.suggestion(event.job)};
+  }
+  JobRecord record = found->second;
+  if (!record.run) {
+    return ApiError{409, fmt::format("job `{}` is pending: the service has not started it", event.job), "job", ""};
+  }
+  RunningJob& run = *record.run;
+  if (at < run.started) {
+    return ApiError{400,
+                    fmt::format("`at` ({}) is before the job started ({})", support::format_timestamp(at),
+                                support::format_timestamp(run.started)),
+                    "at", ""};
+  }
+  body["job"] = event.job;
+  write.events.push_back(StoredEvent{at, event.kind, event.job, body.dump()});
+  bool ends = false;
+  if (event.kind == "started") {
+    record.confirmed = true;
+  } else if (event.kind == "checkpointed") {
+    if (at < run.last_checkpoint) {
+      return ApiError{409,
+                      fmt::format("a checkpoint at {} is older than the last one reported ({})",
+                                  support::format_timestamp(at), support::format_timestamp(run.last_checkpoint)),
+                      "at", ""};
+    }
+    run.last_checkpoint = at;
+  } else if (event.kind == "progress") {
+    record.last_progress = std::max(at, record.last_progress.value_or(at));
+  } else if (event.kind == "finished" || event.kind == "failed") {
+    if (auto charged = s.charge({&run}, at); !charged) return server_error("the event", charged.error());
+    record.phase = event.kind == "finished" ? JobPhase::finished : JobPhase::failed;
+    record.ended = at;
+    ends = true;
+  } else {
+    return ApiError{400, fmt::format("unknown event kind `{}`", event.kind), "kind", ""};
+  }
+  write.jobs.push_back(s.stored(event.job, record));
+  if (auto error = s.store->commit(write)) return server_error("the event", *error);
+  if (ends) {
+    s.forget(event.job);
+  } else {
+    found->second = std::move(record);
+  }
+  return std::nullopt;
+}
+
+Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
+  const auto started_at = std::chrono::steady_clock::now();
+  const runtime::PolicySlot::Running running = impl_->slot.running();
+  const CompiledPolicy& policy = *running.policy;
+  std::lock_guard lock(impl_->mutex);
+  Impl& s = *impl_;
+  if (s.last_cycle) now = std::max(now, *s.last_cycle);
+  if (auto error = s.open_ledger(policy)) return unexpected(*error);
+  CycleReport report;
+  ClusterState state = s.live_state(now);
+  std::vector<const RunningJob*> holding;
+  for (const RunningJob& job : state.running) {
+    const std::optional<Seconds> mark = s.ledger->ledger().charged_until(job.request.id);
+    if (!mark || *mark < job.started || now - *mark >= s.options.charge_every) holding.push_back(&job);
+  }
+  auto charged = s.charge(holding, now);
+  if (!charged) return unexpected(charged.error());
+  report.charged = *charged;
+  const runtime::LedgerConfig& config = s.ledger->ledger().config();
+  state.usage = s.ledger->ledger().usage_by_account(now);
+  runtime::EntitlementBook* book = s.entitlement_book(policy);
+  if (book) state.debt = book->debt_in_window(now, config.window);
+  state.owed = runtime::sum_in_window(s.owed_hours, now, config.window);
+  for (const auto& [account, debt] : state.debt) state.owed[account] = std::max(state.owed[account], debt);
+
+  runtime::CycleResult result = runtime::run_cycle(state, policy, s.options.cycle);
+
+  // The debt since the last cycle, at this cycle's loads.
+  Write write;
+  runtime::DebtHours debt, owed;
+  if (book && s.last_cycle && *s.last_cycle < now && now - *s.last_cycle <= kMaxAccountingGap) {
+    book->load(state, config.unit);
+    book->step(*s.last_cycle, now, runtime::capacity_rate(config.unit, state.inventory));
+    write.debt = book->last_step_debt();
+    write.owed = book->last_step_owed();
+  }
+  write.forget_hours_before = (now - config.window) / 3600;
+
+  ClusterState after = state;
+  runtime::apply_decisions(after, result);
+  const std::int64_t cycle = static_cast<std::int64_t>(s.cycles + 1);
+  for (const runtime::Decision& decision : result.decisions) {
+    if (decision.kind == runtime::DecisionKind::skip) continue;
+    Json record{{"kind", runtime::decision_kind_name(decision.kind)}};
+    runtime::audit::add_decision(record, decision, state.inventory);
+    write.decisions.push_back(StoredDecision{0, cycle, now, runtime::decision_kind_name(decision.kind), decision.job_id,
+                                             runtime::audit::dump(record, -1)});
+    report.starts += decision.kind == runtime::DecisionKind::start;
+    report.preemptions += decision.kind == runtime::DecisionKind::preempt;
+  }
+  // Every job whose phase, run or stop changed.
+  std::map<std::string, JobRecord> changed;
+  std::unordered_map<std::string_view, const RunningJob*> running_after;
+  for (const RunningJob& job : after.running) running_after.emplace(job.request.id, &job);
+  std::vector<const RunningJob*> requeued;
+  for (const RunningJob& job : state.running) {
+    if (running_after.find(job.request.id) == running_after.end()) requeued.push_back(&job);
+  }
+  // A requeued job is charged through its stop (a charge_every may have skipped it above).
+  for (const RunningJob* job : requeued) {
+    auto done = s.charge({job}, std::min(now, job->stopping_at.value_or(now)));
+    if (!done) return unexpected(done.error());
+    report.charged += *done;
+  }
+  for (const RunningJob& job : state.running) {
+    const auto now_running = running_after.find(job.request.id);
+    JobRecord record = s.live.at(job.request.id);
+    if (now_running == running_after.end()) {
+      // Requeued: its stop time came.
+      const auto back = std::find_if(after.pending.begin(), after.pending.end(),
+                                     [&](const JobRequest& pending) { return pending.id == job.request.id; });
+      record.phase = JobPhase::pending;
+      record.run.reset();
+      record.confirmed = false;
+      if (back != after.pending.end()) record.request = *back;
+      Json requeue{{"kind", "requeue"},
+                   {"job", job.request.id},
+                   {"nodes", runtime::audit::node_names(state.inventory, job.nodes)},
+                   {"reason", "its stop time came: it is back in the queue"}};
+      write.decisions.push_back(StoredDecision{0, cycle, now, "requeue", job.request.id, requeue.dump()});
+      ++report.requeued;
+      changed.emplace(job.request.id, std::move(record));
+    } else if (now_running->second->stopping_at != job.stopping_at) {
+      record.run = *now_running->second;
+      changed.emplace(job.request.id, std::move(record));
+    }
+  }
+  for (const RunningJob& job : after.running) {
+    JobRecord& live = s.live.at(job.request.id);
+    if (live.phase == JobPhase::pending) {
+      JobRecord record = live;
+      record.phase = JobPhase::running;
+      record.run = job;
+      changed.emplace(job.request.id, std::move(record));
+    }
+  }
+  for (const auto& [id, record] : changed) write.jobs.push_back(s.stored(id, record));
+  Json reservations = Json::array();
+  for (const runtime::Reservation& reservation : result.reservations)
+    reservations.push_back(reservation_json(reservation));
+  write.meta = {
+      {"reservations", reservations.dump()}, {"last_cycle", std::to_string(now)}, {"cycles", std::to_string(cycle)}};
+  if (auto error = s.store->commit(write)) return unexpected(*error);
+
+  // Committed: memory follows.
+  for (auto& [id, record] : changed) s.live.at(id) = std::move(record);
+  for (const auto& [key, amount] : write.owed) s.owed_hours[key] += amount;
+  std::erase_if(s.owed_hours, [&](const auto& entry) { return entry.first.second < *write.forget_hours_before; });
+  s.reservations = result.reservations;
+  s.last_cycle = now;
+  s.cycles = static_cast<std::uint64_t>(cycle);
+  s.order.clear();
+  s.ranked.clear();
+  for (std::size_t i = 0; i < result.ranked_job_ids.size(); ++i) {
+    const std::string& id = result.ranked_job_ids[i];
+    const auto found = s.live.find(id);
+    if (found == s.live.end() || found->second.phase != JobPhase::pending) continue;
+    s.ranked.emplace(id, std::make_pair(s.order.size(), result.ranks[i]));
+    s.order.push_back(id);
+  }
+  report.cycle = s.cycles;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
+  auto view = std::make_shared<View>();
+  view->cycle = s.cycles;
+  view->at = now;
+  view->state = std::move(after);
+  view->result = std::move(result);
+  view->policy = running.policy;
+  view->generation = running.generation;
+  view->duration_seconds = report.seconds;
+  {
+    std::lock_guard view_lock(s.view_mutex);
+    s.view = std::move(view);
+  }
+  return report;
+}
+
+std::shared_ptr<const View> Service::view() const {
+  std::lock_guard lock(impl_->view_mutex);
+  return impl_->view;
+}
+
+Expected<JobRecord, ApiError> Service::job(const std::string& id) const {
+  std::lock_guard lock(impl_->mutex);
+  const Impl& s = *impl_;
+  if (const auto found = s.live.find(id); found != s.live.end()) return found->second;
+  auto stored = s.store->job(id);
+  if (!stored) return unexpected(ApiError{503, stored.error(), "", ""});
+  if (!*stored) return unexpected(ApiError{404, fmt::format("no job `{}`", id), "", s.suggestion(id)});
+  auto record = record_from_text((*stored)->record, (*stored)->seq, s.inventory);
+  if (!record)
+    return unexpected(ApiError{500, fmt::format("job `{}` in the database: {}", id, record.error()), "", ""});
+  return std::move(*record);
+}
+
+QueuePage Service::queue(std::size_t offset, std::size_t limit) const {
+  std::lock_guard lock(impl_->mutex);
+  const Impl& s = *impl_;
+  QueuePage page;
+  page.cycle = s.cycles;
+  std::size_t index = 0;
+  auto take = [&](const std::string& id, std::optional<std::size_t> position, std::optional<double> rank) {
+    if (index >= offset && page.jobs.size() < limit) page.jobs.push_back({s.live.at(id).request, position, rank});
+    ++index;
+  };
+  for (const std::string& id : s.order) {
+    const auto found = s.live.find(id);
+    if (found == s.live.end() || found->second.phase != JobPhase::pending) continue;
+    const auto& [position, rank] = s.ranked.at(id);
+    take(id, position, rank);
+  }
+  for (const auto& [seq, id] : s.by_seq) {
+    if (s.live.at(id).phase != JobPhase::pending || s.ranked.count(id)) continue;
+    take(id, std::nullopt, std::nullopt);
+  }
+  page.total = index;
+  if (offset + page.jobs.size() < page.total) page.next = offset + page.jobs.size();
+  return page;
+}
+
+Expected<std::vector<std::string>, std::string> Service::decisions_since(std::int64_t since, std::size_t limit) const {
+  auto rows = impl_->store->decisions_since(since, limit);
+  if (!rows) return unexpected(rows.error());
+  std::vector<std::string> out;
+  for (const StoredDecision& row : *rows) {
+    // The stored record is a JSON object; the feed puts its place first.
+    out.push_back(fmt::format(R"({{"seq":{},"cycle":{},"at":"{}",{})", row.seq, row.cycle,
+                              support::format_timestamp(row.at), row.record.substr(1)));
+  }
+  return out;
+}
+
+ClusterState Service::state() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->live_state(impl_->last_cycle.value_or(0));
+}
+
+const runtime::Inventory& Service::inventory() const { return impl_->options.inventory; }
+runtime::PolicySlot& Service::policy_slot() { return impl_->slot; }
+const std::string& Service::policy_source() const { return impl_->policy_source; }
+
+}  // namespace allot::service

@@ -1,0 +1,300 @@
+#include "store.h"
+
+#include <mutex>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "allot/sqlite_connection.h"
+
+namespace allot::service {
+namespace {
+
+using runtime::SqliteConnection;
+using runtime::Statement;
+
+// Tables of their own beside the ledger's `charges` (docs/SERVE.md "State").
+constexpr const char* kCreateSchema = R"sql(
+CREATE TABLE IF NOT EXISTS serve_jobs (
+  id      TEXT    PRIMARY KEY,
+  seq     INTEGER NOT NULL UNIQUE,
+  phase   TEXT    NOT NULL,
+  record  TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS serve_jobs_phase ON serve_jobs (phase, seq);
+CREATE TABLE IF NOT EXISTS serve_events (
+  seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+  at      INTEGER NOT NULL,
+  kind    TEXT    NOT NULL,
+  job_id  TEXT    NOT NULL,
+  body    TEXT    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS serve_decisions (
+  seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+  cycle   INTEGER NOT NULL,
+  at      INTEGER NOT NULL,
+  kind    TEXT    NOT NULL,
+  job_id  TEXT    NOT NULL,
+  record  TEXT    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS serve_nodes (
+  name    TEXT PRIMARY KEY,
+  state   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS serve_hours (
+  account TEXT    NOT NULL,
+  hour    INTEGER NOT NULL,
+  debt    REAL    NOT NULL,
+  owed    REAL    NOT NULL,
+  PRIMARY KEY (account, hour)
+);
+CREATE TABLE IF NOT EXISTS serve_policies (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  generation INTEGER NOT NULL,
+  at         INTEGER NOT NULL,
+  hash       TEXT    NOT NULL,
+  outcome    TEXT    NOT NULL,
+  message    TEXT    NOT NULL,
+  source     TEXT    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS serve_meta (
+  key     TEXT PRIMARY KEY,
+  value   TEXT NOT NULL
+);
+)sql";
+
+using Value = std::variant<std::int64_t, double, std::string>;
+
+void bind_values(const Statement& statement, const std::vector<Value>& values) {
+  sqlite3_stmt* s = statement.get();
+  int index = 1;
+  for (const Value& value : values) {
+    if (const auto* integer = std::get_if<std::int64_t>(&value)) sqlite3_bind_int64(s, index, *integer);
+    if (const auto* real = std::get_if<double>(&value)) sqlite3_bind_double(s, index, *real);
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      sqlite3_bind_text(s, index, text->data(), static_cast<int>(text->size()), SQLITE_TRANSIENT);
+    }
+    ++index;
+  }
+}
+
+std::optional<std::string> run(const SqliteConnection& db, const char* sql, const std::vector<Value>& values) {
+  auto statement = db.prepare(sql);
+  if (!statement) return statement.error();
+  bind_values(*statement, values);
+  if (sqlite3_step(statement->get()) != SQLITE_DONE) return db.last_error();
+  return std::nullopt;
+}
+
+// Steps through every row of `sql` with `values` bound, calling `row` with the statement.
+template <class Row>
+std::optional<std::string> each_row(const SqliteConnection& db, const char* sql, const std::vector<Value>& values,
+                                    Row row) {
+  auto statement = db.prepare(sql);
+  if (!statement) return statement.error();
+  bind_values(*statement, values);
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement->get())) == SQLITE_ROW) row(*statement);
+  return status == SQLITE_DONE ? std::nullopt : std::optional<std::string>(db.last_error());
+}
+
+StoredJob job_row(const Statement& row) {
+  return StoredJob{row.text(0), sqlite3_column_int64(row.get(), 1), row.text(2), row.text(3)};
+}
+
+template <class T>
+Expected<T, std::string> or_error(std::optional<std::string> error, T value) {
+  if (error) return unexpected(std::move(*error));
+  return value;
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<SqliteConnection> db) : db_(std::move(db)) {}
+Store::~Store() = default;
+
+Expected<std::unique_ptr<Store>, std::string> Store::open(const std::string& path, runtime::Durability durability) {
+  auto db = SqliteConnection::open(path);
+  if (!db) return unexpected(fmt::format("{}: {}", path, db.error()));
+  auto mode = (*db)->query_text("PRAGMA journal_mode = WAL");
+  if (!mode) return unexpected(fmt::format("{}: {}", path, mode.error()));
+  const char* sync =
+      durability == runtime::Durability::power_loss ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL";
+  for (const char* sql : {sync, "PRAGMA busy_timeout = 5000", kCreateSchema}) {
+    if (auto error = (*db)->execute(sql)) return unexpected(fmt::format("{}: {}", path, *error));
+  }
+  return std::unique_ptr<Store>(new Store(std::move(*db)));
+}
+
+std::optional<std::string> Store::commit(const Write& write) {
+  std::lock_guard lock(mutex_);
+  const SqliteConnection& db = *db_;
+  if (auto error = db.execute("BEGIN IMMEDIATE")) return error;
+  auto body = [&]() -> std::optional<std::string> {
+    for (const StoredEvent& event : write.events) {
+      if (auto error = run(db, "INSERT INTO serve_events (at, kind, job_id, body) VALUES (?1, ?2, ?3, ?4)",
+                           {event.at, event.kind, event.job_id, event.body})) {
+        return error;
+      }
+    }
+    for (const StoredJob& job : write.jobs) {
+      if (auto error = run(db,
+                           "INSERT INTO serve_jobs (id, seq, phase, record) VALUES (?1, ?2, ?3, ?4) "
+                           "ON CONFLICT (id) DO UPDATE SET phase = excluded.phase, record = excluded.record",
+                           {job.id, job.seq, job.phase, job.record})) {
+        return error;
+      }
+    }
+    for (const StoredDecision& decision : write.decisions) {
+      if (auto error =
+              run(db, "INSERT INTO serve_decisions (cycle, at, kind, job_id, record) VALUES (?1, ?2, ?3, ?4, ?5)",
+                  {decision.cycle, decision.at, decision.kind, decision.job_id, decision.record})) {
+        return error;
+      }
+    }
+    for (const auto& [name, state] : write.nodes) {
+      if (auto error = run(db,
+                           "INSERT INTO serve_nodes (name, state) VALUES (?1, ?2) "
+                           "ON CONFLICT (name) DO UPDATE SET state = excluded.state",
+                           {name, state})) {
+        return error;
+      }
+    }
+    for (const auto& [key, value] : write.meta) {
+      if (auto error = run(db,
+                           "INSERT INTO serve_meta (key, value) VALUES (?1, ?2) "
+                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                           {key, value})) {
+        return error;
+      }
+    }
+    const char* add_hour =
+        "INSERT INTO serve_hours (account, hour, debt, owed) VALUES (?1, ?2, ?3, ?4) "
+        "ON CONFLICT (account, hour) DO UPDATE SET debt = debt + excluded.debt, owed = owed + excluded.owed";
+    for (const auto& [key, amount] : write.debt) {
+      if (auto error = run(db, add_hour, {key.first, key.second, amount, 0.0})) return error;
+    }
+    for (const auto& [key, amount] : write.owed) {
+      if (auto error = run(db, add_hour, {key.first, key.second, 0.0, amount})) return error;
+    }
+    if (write.forget_hours_before) {
+      if (auto error = run(db, "DELETE FROM serve_hours WHERE hour < ?1", {*write.forget_hours_before})) return error;
+    }
+    return std::nullopt;
+  };
+  if (auto error = body()) {
+    db.execute("ROLLBACK");
+    return error;
+  }
+  if (auto error = db.execute("COMMIT")) {
+    db.execute("ROLLBACK");
+    return error;
+  }
+  return std::nullopt;
+}
+
+Expected<std::vector<StoredJob>, std::string> Store::live_jobs() const {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredJob> jobs;
+  auto error =
+      each_row(*db_, "SELECT id, seq, phase, record FROM serve_jobs WHERE phase IN ('pending', 'running') ORDER BY seq",
+               {}, [&](const Statement& row) { jobs.push_back(job_row(row)); });
+  return or_error(std::move(error), std::move(jobs));
+}
+
+Expected<std::optional<StoredJob>, std::string> Store::job(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  std::optional<StoredJob> job;
+  auto error = each_row(*db_, "SELECT id, seq, phase, record FROM serve_jobs WHERE id = ?1", {id},
+                        [&](const Statement& row) { job = job_row(row); });
+  return or_error(std::move(error), std::move(job));
+}
+
+Expected<std::vector<std::string>, std::string> Store::job_ids(std::size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> ids;
+  auto error = each_row(*db_, "SELECT id FROM serve_jobs ORDER BY seq DESC LIMIT ?1",
+                        {static_cast<std::int64_t>(limit)}, [&](const Statement& row) { ids.push_back(row.text(0)); });
+  return or_error(std::move(error), std::move(ids));
+}
+
+Expected<std::int64_t, std::string> Store::last_job_seq() const {
+  std::lock_guard lock(mutex_);
+  return db_->query_integer("SELECT COALESCE(MAX(seq), 0) FROM serve_jobs");
+}
+
+Expected<std::vector<StoredDecision>, std::string> Store::decisions_since(std::int64_t since, std::size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredDecision> decisions;
+  auto error = each_row(
+      *db_,
+      "SELECT seq, cycle, at, kind, job_id, record FROM serve_decisions WHERE seq > ?1 "
+      "ORDER BY seq LIMIT ?2",
+      {since, static_cast<std::int64_t>(limit)}, [&](const Statement& row) {
+        decisions.push_back(StoredDecision{sqlite3_column_int64(row.get(), 0), sqlite3_column_int64(row.get(), 1),
+                                           sqlite3_column_int64(row.get(), 2), row.text(3), row.text(4), row.text(5)});
+      });
+  return or_error(std::move(error), std::move(decisions));
+}
+
+Expected<std::vector<std::pair<std::string, std::string>>, std::string> Store::nodes() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<std::string, std::string>> nodes;
+  auto error = each_row(*db_, "SELECT name, state FROM serve_nodes ORDER BY name", {},
+                        [&](const Statement& row) { nodes.emplace_back(row.text(0), row.text(1)); });
+  return or_error(std::move(error), std::move(nodes));
+}
+
+Expected<std::optional<std::string>, std::string> Store::meta(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> value;
+  auto error = each_row(*db_, "SELECT value FROM serve_meta WHERE key = ?1", {key},
+                        [&](const Statement& row) { value = row.text(0); });
+  return or_error(std::move(error), std::move(value));
+}
+
+Expected<runtime::DebtHours, std::string> Store::hours(const char* sql) const {
+  std::lock_guard lock(mutex_);
+  runtime::DebtHours hours;
+  auto error = each_row(*db_, sql, {}, [&](const Statement& row) {
+    hours[{row.text(0), sqlite3_column_int64(row.get(), 1)}] = sqlite3_column_double(row.get(), 2);
+  });
+  return or_error(std::move(error), std::move(hours));
+}
+
+Expected<runtime::DebtHours, std::string> Store::debt_hours() const {
+  return hours("SELECT account, hour, debt FROM serve_hours WHERE debt != 0");
+}
+
+Expected<runtime::DebtHours, std::string> Store::owed_hours() const {
+  return hours("SELECT account, hour, owed FROM serve_hours WHERE owed != 0");
+}
+
+std::optional<std::string> Store::add_policy(const StoredPolicy& policy) {
+  std::lock_guard lock(mutex_);
+  return run(
+      *db_,
+      "INSERT INTO serve_policies (generation, at, hash, outcome, message, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+      {policy.generation, policy.at, policy.hash, policy.outcome, policy.message, policy.source});
+}
+
+Expected<std::vector<StoredPolicy>, std::string> Store::policies(std::size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredPolicy> policies;
+  auto error =
+      each_row(*db_,
+               "SELECT generation, at, hash, outcome, message, source FROM serve_policies "
+               "ORDER BY seq DESC LIMIT ?1",
+               {static_cast<std::int64_t>(limit)}, [&](const Statement& row) {
+                 policies.push_back(StoredPolicy{sqlite3_column_int64(row.get(), 0), sqlite3_column_int64(row.get(), 1),
+                                                 row.text(2), row.text(3), row.text(4), row.text(5)});
+               });
+  return or_error(std::move(error), std::move(policies));
+}
+
+Expected<std::int64_t, std::string> Store::event_count() const {
+  std::lock_guard lock(mutex_);
+  return db_->query_integer("SELECT COUNT(*) FROM serve_events");
+}
+
+}  // namespace allot::service

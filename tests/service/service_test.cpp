@@ -1,0 +1,393 @@
+// `allot serve`'s Service and JSON API (service/include/allot/service.h): a
+// real SQLite file, the saas policy compiled by the real compiler, and the
+// real listener on 127.0.0.1 driven by httplib's client. Time is the test's:
+// every call says when it happens, so each case is deterministic.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <set>
+#include <string>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "allot/compile.h"
+#include "allot/dates.h"
+#include "allot/http_server.h"
+#include "allot/inventory.h"
+#include "allot/metrics.h"
+#include "allot/service.h"
+#include "runtime/temp_folder.h"
+
+namespace allot::service {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kToken = "test-token-0123456789abcdef";
+const Seconds kStart = *support::parse_timestamp("2026-12-02T09:00:00Z");
+
+std::shared_ptr<const CompiledPolicy> saas_policy() {
+  CompileOptions options;
+  options.engine = Engine::interpreter;
+  options.check.today = parse_date("2026-12-01");
+  CompileResult result = compile_policy_file(ALLOT_SOURCE_DIR "/policies/saas.allot", options);
+  REQUIRE(result.policy);
+  return result.policy;
+}
+
+runtime::Inventory saas_cluster() {
+  auto inventory = runtime::load_inventory(ALLOT_SOURCE_DIR "/examples/clusters/saas-8gpu.toml");
+  REQUIRE(inventory);
+  return *inventory;
+}
+
+// A service on a database in a temporary folder, its API on a port of 127.0.0.1.
+class Served {
+ public:
+  Served() { open(); }
+  ~Served() { close(); }
+
+  void open() {
+    ServiceOptions options;
+    options.database = folder_.file("serve.db");
+    options.inventory = saas_cluster();
+    options.durability = runtime::Durability::process_crash;
+    auto opened = Service::open(options, policy_, "policy text", now);
+    REQUIRE(opened);
+    service_ = std::move(*opened);
+    server_ = std::make_unique<http::HttpServer>(http::ServerOptions{2, 64 * 1024, 5000ms, false});
+    http::serve_metrics_and_health(*server_, registry_, health_);
+    mount_api(*server_, *service_, ApiOptions{kToken, 1000, [this] { return now.load(); }});
+    REQUIRE_FALSE(server_->start("127.0.0.1:0"));
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->bound_port());
+  }
+  void close() {
+    client_.reset();
+    if (server_) server_->stop();
+    server_.reset();
+    service_.reset();
+  }
+  void reopen() {
+    close();
+    open();
+  }
+
+  Service& service() { return *service_; }
+  CycleReport cycle() {
+    auto report = service_->run_cycle(now);
+    REQUIRE(report);
+    return *report;
+  }
+
+  httplib::Result post(const std::string& path, const std::string& body, const std::string& token = kToken) {
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client_->Post(path, headers, body, "application/json");
+  }
+  httplib::Result remove(const std::string& path, const std::string& token = kToken) {
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client_->Delete(path, headers);
+  }
+  httplib::Result get(const std::string& path) { return client_->Get(path); }
+  httplib::Client& client() { return *client_; }
+  json get_json(const std::string& path, int status = 200) {
+    auto result = get(path);
+    REQUIRE(result);
+    CHECK(result->status == status);
+    return json::parse(result->body);
+  }
+  // Submits a job; returns its id.
+  std::string submit(const json& job) {
+    auto result = post("/jobs", job.dump());
+    REQUIRE(result);
+    INFO(result->body);
+    REQUIRE(result->status == 201);
+    return json::parse(result->body).at("job").at("id").get<std::string>();
+  }
+  void event(const json& event, int status = 200) {
+    auto result = post("/events", event.dump());
+    REQUIRE(result);
+    INFO(result->body);
+    CHECK(result->status == status);
+  }
+
+  std::atomic<Seconds> now{kStart};
+
+ private:
+  TempFolder folder_{"allot-service"};
+  std::shared_ptr<const CompiledPolicy> policy_ = saas_policy();
+  metrics::Registry registry_;
+  http::Health health_{std::chrono::seconds(60)};
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<http::HttpServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+json train(const std::string& account, int gpus) {
+  return json{{"account", account}, {"class", "train"}, {"gpus_per_node", gpus}, {"expected_runtime", "2h"}};
+}
+
+std::vector<std::string> kinds_on_feed(Served& served, std::int64_t since = 0) {
+  std::vector<std::string> kinds;
+  const json feed = served.get_json("/decisions?since=" + std::to_string(since));
+  for (const auto& decision : feed.at("decisions")) {
+    kinds.push_back(decision.at("kind").get<std::string>() + " " + decision.at("job").get<std::string>());
+  }
+  return kinds;
+}
+
+}  // namespace
+
+TEST_CASE("A submitted job waits unranked, the next cycle starts it, and the feed says where", "[service]") {
+  Served served;
+  const std::string id = served.submit(train("product", 4));
+  CHECK(id == "job-1");
+  json queue = served.get_json("/queue");
+  CHECK(queue.at("total") == 1);
+  CHECK(queue.at("jobs").at(0).at("position").is_null());  // not ranked before a cycle
+  CHECK(served.get_json("/jobs/job-1").at("phase") == "pending");
+
+  const CycleReport report = served.cycle();
+  CHECK(report.starts == 1);
+  CHECK(kinds_on_feed(served) == std::vector<std::string>{"start job-1"});
+  const json feed = served.get_json("/decisions");
+  CHECK(feed.at("decisions").at(0).at("nodes") == json::array({"gpu-01"}));
+  CHECK(feed.at("decisions").at(0).at("seq") == 1);
+  CHECK(feed.at("next_since") == 1);
+  CHECK(served.get_json("/decisions?since=1").at("decisions").empty());
+
+  const json job = served.get_json("/jobs/job-1");
+  CHECK(job.at("phase") == "running");
+  CHECK(job.at("contract").at("protected_until") == "2026-12-02T11:00:00Z");  // saas: train protects 2h
+  CHECK(job.at("explain").at("state") == "running");
+  CHECK(served.get_json("/queue").at("total") == 0);
+}
+
+TEST_CASE("Mutating calls need the bearer token; nothing is stored without it", "[service]") {
+  Served served;
+  for (const std::string token : {"", "wrong-token-0123456789abcdef"}) {
+    auto result = served.post("/jobs", train("product", 1).dump(), token);
+    REQUIRE(result);
+    CHECK(result->status == 401);
+    CHECK(result->get_header_value("WWW-Authenticate") == "Bearer");
+    auto cancel = served.remove("/jobs/job-1", token);
+    REQUIRE(cancel);
+    CHECK(cancel->status == 401);
+  }
+  CHECK(served.get_json("/queue").at("total") == 0);
+}
+
+TEST_CASE("A bad job gets 400 naming the field, and is not stored", "[service]") {
+  struct Case {
+    std::string body;
+    std::string field;       // "" when the body as a whole is wrong
+    std::string message;     // part of the error
+    std::string suggestion;  // did_you_mean, "" for none
+  };
+  const std::vector<Case> cases = {
+      {R"({"account":)", "", "malformed JSON at byte", ""},
+      {R"([1, 2])", "", "must be a JSON object", ""},
+      {R"({"account":"product","class":"train","gpus_per_node":"four"})", "gpus_per_node", "integer", ""},
+      {R"({"account":"product","class":"train","gpus_per_nod":4})", "gpus_per_nod", "did you mean `gpus_per_node`", ""},
+      {R"({"account":"product","class":"train","gpus_per_node":2000})", "gpus_per_node", "between 0 and 1024", ""},
+      {R"({"account":"exploraton/ana","class":"train","gpus_per_node":1})", "account", "not a leaf account",
+       "exploration/ana"},
+      {R"({"account":"product","class":"trian","gpus_per_node":1})", "class", "not a class", "train"},
+      {R"({"account":"product","class":"train","gpus_per_node":1,"deadline":"tomorrow"})", "deadline", "RFC 3339", ""},
+      {R"({"account":"product","class":"train","gpus_per_node":1,"submitted":"2026-12-03T00:00:00Z"})", "submitted",
+       "after now", ""},
+      {R"({"account":"product","class":"train","gpus_per_node":1,"features":{"ib":true}})", "features", "not an object",
+       ""},
+      {R"({"account":"product","class":"train","gpus_per_node":1,"features":["ib", 3]})", "features[1]",
+       "must list strings", ""},
+      {R"({"account":"product","class":"train","gpus_per_node":1,"restarts":18446744073709551615})", "restarts",
+       "out of range", ""},
+  };
+  Served served;
+  for (const Case& c : cases) {
+    INFO(c.body);
+    auto result = served.post("/jobs", c.body);
+    REQUIRE(result);
+    CHECK(result->status == 400);
+    const json error = json::parse(result->body);
+    CHECK(error.value("field", "") == c.field);
+    CHECK_THAT(error.at("error").get<std::string>(), Catch::Contains(c.message));
+    CHECK(error.value("did_you_mean", "") == c.suggestion);
+  }
+  CHECK(served.get_json("/queue").at("total") == 0);
+}
+
+TEST_CASE("An id is unique: a second submission with it is refused, even after the first ended", "[service]") {
+  Served served;
+  json job = train("product", 1);
+  job["id"] = "eval-7";
+  served.submit(job);
+  auto again = served.post("/jobs", job.dump());
+  REQUIRE(again);
+  CHECK(again->status == 409);
+  REQUIRE(served.remove("/jobs/eval-7")->status == 200);
+  CHECK(served.post("/jobs", job.dump())->status == 409);
+}
+
+TEST_CASE("Unknown jobs get 404 with a suggestion; a job is cancelled once", "[service]") {
+  Served served;
+  json job = train("exploration/ana", 8);
+  job["id"] = "ana-sweep-1";
+  served.submit(job);
+  const json missing = served.get_json("/jobs/ana-swep-1", 404);
+  CHECK(missing.at("did_you_mean") == "ana-sweep-1");
+  CHECK(served.remove("/jobs/ana-swep-1")->status == 404);
+
+  served.cycle();  // it starts
+  auto cancelled = served.remove("/jobs/ana-sweep-1");
+  REQUIRE(cancelled);
+  CHECK(cancelled->status == 200);
+  CHECK(served.get_json("/jobs/ana-sweep-1").at("phase") == "cancelled");
+  // A running job's cancellation is a stop on the feed.
+  CHECK(kinds_on_feed(served) == std::vector<std::string>{"start ana-sweep-1", "cancel ana-sweep-1"});
+  CHECK(served.remove("/jobs/ana-sweep-1")->status == 409);
+}
+
+TEST_CASE("Events move a running job: checkpoints forward only, times not in the future, a finish frees its GPUs",
+          "[service]") {
+  Served served;
+  const std::string first = served.submit(train("product", 8));
+  const std::string second = served.submit(train("platform", 8));
+  served.event({{"kind", "checkpointed"}, {"job", first}}, 409);  // pending: never started
+  served.cycle();
+  served.now += 1800;
+  served.event({{"kind", "started"}, {"job", first}});
+  served.event({{"kind", "checkpointed"}, {"job", first}, {"at", "2026-12-02T09:20:00Z"}});
+  served.event({{"kind", "checkpointed"}, {"job", first}, {"at", "2026-12-02T09:10:00Z"}}, 409);  // backwards
+  served.event({{"kind", "progress"}, {"job", first}, {"at", "2026-12-02T10:00:00Z"}}, 400);      // future
+  served.event({{"kind", "progress"}, {"job", first}, {"at", "2026-12-02T08:00:00Z"}}, 400);      // before its start
+  served.event({{"kind", "progress"}, {"job", first}});
+  served.event({{"kind", "finishd"}, {"job", first}}, 400);
+  served.event({{"kind", "finished"}, {"job", "nope"}}, 404);
+  served.event({{"kind", "node_down"}, {"node", "gpu-1"}}, 404);
+  const json running = served.get_json("/jobs/" + first);
+  CHECK(running.at("last_checkpoint") == "2026-12-02T09:20:00Z");
+  CHECK(running.at("last_progress") == "2026-12-02T09:30:00Z");
+  CHECK(running.at("confirmed") == true);
+
+  served.event({{"kind", "finished"}, {"job", first}});
+  served.event({{"kind", "finished"}, {"job", first}});  // a retry changes nothing
+  served.event({{"kind", "failed"}, {"job", first}}, 409);
+  CHECK(served.get_json("/jobs/" + first).at("ended") == "2026-12-02T09:30:00Z");
+  served.cycle();
+  CHECK(served.get_json("/jobs/" + second).at("phase") == "running");
+  // Half an hour of 8 GPUs for product, charged when it finished.
+  const json shares = served.get_json("/shares");
+  for (const auto& account : shares.at("accounts")) {
+    if (account.at("path") == "product") CHECK(account.at("raw_usage").get<double>() == Approx(4.0));
+  }
+}
+
+TEST_CASE("A node taken down takes no work until it is up again", "[service]") {
+  Served served;
+  served.event({{"kind", "node_down"}, {"node", "gpu-01"}});
+  served.submit(train("product", 1));
+  CHECK(served.cycle().starts == 0);
+  served.reopen();  // the node's state is stored
+  CHECK(served.cycle().starts == 0);
+  served.event({{"kind", "node_up"}, {"node", "gpu-01"}});
+  CHECK(served.cycle().starts == 1);
+}
+
+TEST_CASE("Queue pages: limit and cursor visit every waiting job once, best first", "[service]") {
+  Served served;
+  for (int i = 0; i < 250; ++i) served.submit(train(i % 2 ? "product" : "platform", 8));
+  served.cycle();  // one starts; 249 wait, ranked
+  std::set<std::string> seen;
+  std::optional<std::size_t> last_position;
+  std::string path = "/queue?limit=100";
+  int pages = 0;
+  while (true) {
+    const json page = served.get_json(path);
+    ++pages;
+    CHECK(page.at("total") == 249);
+    for (const auto& job : page.at("jobs")) {
+      CHECK(seen.insert(job.at("id").get<std::string>()).second);
+      const auto position = job.at("position").get<std::size_t>();
+      if (last_position) CHECK(position > *last_position);
+      last_position = position;
+    }
+    if (page.at("next_cursor").is_null()) break;
+    path = "/queue?limit=100&cursor=" + page.at("next_cursor").get<std::string>();
+  }
+  CHECK(pages == 3);
+  CHECK(seen.size() == 249);
+  for (const std::string bad : {"/queue?limit=1001", "/queue?limit=0", "/queue?limit=ten", "/queue?cursor=-1"}) {
+    INFO(bad);
+    CHECK(served.get_json(bad, 400).contains("field"));
+  }
+}
+
+TEST_CASE("A reopened service has every acknowledged job and contract, and charges nothing twice", "[service]") {
+  Served served;
+  const std::string first = served.submit(train("exploration/ana", 8));
+  const std::string second = served.submit(train("product", 8));
+  served.cycle();
+  // product's larger share ranks it first: it runs, ana's job waits.
+  CHECK(kinds_on_feed(served) == std::vector<std::string>{"start " + second});
+  served.now += 600;
+  const CycleReport charged = served.cycle();
+  CHECK(charged.charged == Approx(8 * 600 / 3600.0));
+  const json before = served.get_json("/jobs/" + second);
+
+  served.reopen();
+  const CycleReport again = served.cycle();  // the same time: nothing new to charge
+  CHECK(again.charged == 0);
+  CHECK(again.starts == 0);
+  const json after = served.get_json("/jobs/" + second);
+  CHECK(after.at("phase") == "running");
+  CHECK(after.at("contract") == before.at("contract"));
+  CHECK(served.get_json("/jobs/" + first).at("phase") == "pending");
+  CHECK(kinds_on_feed(served) == std::vector<std::string>{"start " + second});
+  // The next job gets the next number: ids are never reused.
+  CHECK(served.submit(train("platform", 1)) == "job-3");
+}
+
+TEST_CASE("Every path of docs/openapi.yaml is served with the methods it lists, and no other", "[service]") {
+  Served served;
+  std::ifstream file(ALLOT_SOURCE_DIR "/docs/openapi.yaml");
+  REQUIRE(file);
+  const std::regex path_line(R"(^  (/[^:]*):\s*$)"), method_line(R"(^    (get|post|delete|put):\s*$)");
+  std::map<std::string, std::set<std::string>> documented;
+  std::string path, line;
+  bool in_paths = false;
+  while (std::getline(file, line)) {
+    std::smatch match;
+    if (line == "paths:") in_paths = true;
+    if (!in_paths) continue;
+    if (std::regex_match(line, match, path_line)) path = match[1];
+    if (std::regex_match(line, match, method_line)) documented[path].insert(match[1]);
+  }
+  CHECK(documented.size() == 9);
+  for (const auto& [documented_path, methods] : documented) {
+    const std::string concrete = std::regex_replace(documented_path, std::regex(R"(\{[^}]*\})"), "no-such-job");
+    for (const std::string method : {"get", "post", "delete", "put"}) {
+      INFO(method << " " << concrete);
+      httplib::Result result = method == "get"      ? served.client().Get(concrete)
+                               : method == "post"   ? served.client().Post(concrete, "{}", "application/json")
+                               : method == "delete" ? served.client().Delete(concrete)
+                                                    : served.client().Put(concrete, "{}", "application/json");
+      REQUIRE(result);
+      if (methods.count(method)) {
+        CHECK(result->status != 405);
+        CHECK(result->body != "not found\n");  // the listener's own 404: no route there
+      } else {
+        CHECK(result->status == 405);
+      }
+    }
+  }
+}
+
+}  // namespace allot::service
