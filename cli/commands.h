@@ -124,9 +124,16 @@ struct ServeArguments {
   std::string listen = "127.0.0.1:8642";
   std::string interval = "2s";            // between cycles
   std::string charge_every = "1m";        // ServiceOptions::charge_every
+  std::string sample_every = "5m";        // ServiceOptions::sample_every
   std::string durability = "power-loss";  // or process-crash (docs/SERVE.md "Durability")
   std::string now;                        // YYYY-MM-DD for policy checks, empty for today
   std::string engine = "jit";
+  std::vector<std::string> import_path;  // where a posted policy's imports may come from, after the stdlib
+  bool demo = false;                     // replay the seed's company in virtual time (docs/SERVE.md "Demo")
+  double speed = 300;                    // --demo: virtual seconds per real second
+  std::uint64_t seed = 1;                // --demo: the scenario's seed
+  double rate_limit = 500;               // mutating requests a second per token (0: off)
+  double read_rate_limit = 100;          // reads a second per client address (0: off)
 };
 int run_serve(const ServeArguments& arguments);
 

@@ -252,8 +252,10 @@ int main(int argc, char** argv) {
 
   allot::cli::ServeArguments serve;
   auto* serve_command = app.add_subcommand("serve", "Run the scheduler as a service: a JSON API, metrics and probes");
-  serve_command->add_option("--policy", serve.policy, "The policy file")->check(kPath)->required();
-  serve_command->add_option("--cluster", serve.cluster, "The cluster inventory (TOML)")->check(kPath)->required();
+  serve_command->add_option("--policy", serve.policy, "The policy file (with --demo: policies/saas.allot)")
+      ->check(kPath);
+  serve_command->add_option("--cluster", serve.cluster, "The cluster inventory (TOML; with --demo: saas-8gpu)")
+      ->check(kPath);
   serve_command
       ->add_option("--db", serve.db,
                    "Jobs, events, decisions, ledger and policy history (SQLite; default allot-serve.db)")
@@ -261,11 +263,12 @@ int main(int argc, char** argv) {
   serve_command
       ->add_option("--token-file", serve.token_file,
                    "A file (mode 600) whose first line is the bearer token mutating calls must send")
-      ->check(kPath)
-      ->required();
+      ->check(kPath);
   serve_command->add_option("--listen", serve.listen,
                             "HOST:PORT to listen on (default 127.0.0.1:8642; :0 picks a port)");
   serve_command->add_option("--interval", serve.interval, "Time between cycles: 2s (default), 1m, ...");
+  serve_command->add_option("--sample-every", serve.sample_every,
+                            "Sample each account's standing for the dashboard's chart this often: 5m (default), ...");
   serve_command->add_option("--charge-every", serve.charge_every,
                             "Charge a running job's usage at most this often: 1m (default), 10s, ...");
   serve_command
@@ -273,6 +276,22 @@ int main(int argc, char** argv) {
                    "power-loss (default: fsync every commit) or process-crash (survives kill -9, not power loss)")
       ->check(CLI::IsMember({"power-loss", "process-crash"}));
   serve_command->add_option("--now", serve.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
+  serve_command->add_option("--import-path", serve.import_path,
+                            "A folder a posted policy (POST /policy) may import from, after the stdlib (repeatable)");
+  serve_command->add_flag("--demo", serve.demo,
+                          "Replay a week of the seed's company in virtual time against the real service, with a "
+                          "pretend executor: a living dashboard with no cluster");
+  serve_command->add_option("--speed", serve.speed, "--demo: virtual seconds per real second (default 300)")
+      ->check(CLI::Range(1.0, 100000.0));
+  serve_command->add_option("--seed", serve.seed, "--demo: the scenario's seed (default 1)");
+  serve_command
+      ->add_option("--rate-limit", serve.rate_limit,
+                   "Mutating requests a second a token may make, twice that at once (default 500; 0: no limit)")
+      ->check(CLI::Range(0.0, 1e9));
+  serve_command
+      ->add_option("--read-rate-limit", serve.read_rate_limit,
+                   "Reads a second a client address may make, twice that at once (default 100; 0: no limit)")
+      ->check(CLI::Range(0.0, 1e9));
   serve_command->add_option("--engine", serve.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
 

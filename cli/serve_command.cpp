@@ -3,19 +3,24 @@
 // (loopback unless told otherwise) and runs a cycle every --interval until
 // SIGTERM or SIGINT. Mutating calls need the bearer token in --token-file,
 // which is never taken from the command line (it would show in `ps`).
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
 #include <csignal>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <random>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "allot/compile.h"
+#include "allot/dates.h"
 #include "allot/files.h"
 #include "allot/hot_swap.h"
 #include "allot/http_server.h"
@@ -23,8 +28,11 @@
 #include "allot/metrics.h"
 #include "allot/service.h"
 #include "allot/share_report.h"
+#include "allot/simulator.h"
 #include "commands.h"
 #include "io_paths.h"
+#include "serve_demo.h"
+#include "serve_metrics.h"
 
 namespace allot::cli {
 namespace {
@@ -65,85 +73,81 @@ Expected<std::string, std::string> read_token(const std::string& path) {
   return token;
 }
 
-// The service's metrics (docs/SERVE.md "Metrics"), refreshed after each cycle.
-class ServeMetrics {
+// The service's clock: the wall clock, or with --demo virtual time running
+// `speed` times faster from `start`.
+class ServeClock {
  public:
-  ServeMetrics()
-      : cycle_seconds_(registry_.histogram("allot_serve_cycle_duration_seconds", "How long one scheduling cycle took",
-                                           {0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10})),
-        cycles_(registry_.counter_family("allot_serve_cycles_total", "Cycles run, by outcome", {"outcome"})),
-        decisions_(
-            registry_.counter_family("allot_serve_decisions_total", "Decisions put on the feed, by kind", {"kind"})),
-        charged_(
-            registry_.counter("allot_serve_charged_units_total", "Usage charged to the ledger, in the policy's unit")),
-        pending_(registry_.gauge_family("allot_serve_pending_jobs", "Jobs waiting, by program and class",
-                                        {"program", "class"})),
-        running_(registry_.gauge_family("allot_serve_running_jobs", "Jobs running, by program and class",
-                                        {"program", "class"})),
-        share_(registry_.gauge_family("allot_serve_share_ratio",
-                                      "Each program's share of the cluster with the exceptions in force", {"program"})),
-        usage_(registry_.gauge_family("allot_serve_usage_units", "Each program's usage over the window", {"program"})),
-        debt_(registry_.gauge_family("allot_serve_debt_units",
-                                     "Each program's debt over the window: owed minus delivered", {"program"})),
-        generation_(registry_.gauge("allot_serve_policy_generation", "The policy slot's generation (1 at start)")),
-        last_cycle_(registry_.gauge("allot_serve_last_cycle_timestamp_seconds", "When the last cycle ran")) {}
-
-  const metrics::Registry& registry() const { return registry_; }
-
-  void cycle_done(const service::CycleReport& report, const service::View& view) {
-    cycle_seconds_.observe(report.seconds);
-    cycles_.with({"ok"}).inc();
-    decisions_.with({"start"}).inc(static_cast<double>(report.starts));
-    decisions_.with({"preempt"}).inc(static_cast<double>(report.preemptions));
-    decisions_.with({"requeue"}).inc(static_cast<double>(report.requeued));
-    charged_.inc(report.charged);
-    generation_.set(static_cast<double>(view.generation));
-    last_cycle_.set(static_cast<double>(view.at));
-    // Gauges by program and class: every pair seen so far is set, to 0 when it has no job now.
-    std::map<std::pair<std::string, std::string>, int> pending, running;
-    for (auto& [key, count] : seen_) count = 0;
-    auto program = [](const std::string& account) { return account.substr(0, account.find('/')); };
-    for (const auto& job : view.state.pending) ++pending[{program(job.account), job.job_class}];
-    for (const auto& job : view.state.running) ++running[{program(job.request.account), job.request.job_class}];
-    for (const auto& [key, count] : pending) seen_[key] = 0;
-    for (const auto& [key, count] : running) seen_[key] = 0;
-    for (const auto& [key, unused] : seen_) {
-      pending_.with({key.first, key.second}).set(pending.count(key) ? pending.at(key) : 0);
-      running_.with({key.first, key.second}).set(running.count(key) ? running.at(key) : 0);
-    }
-    const runtime::ShareReport shares = runtime::share_report(*view.policy, view.state);
-    for (const runtime::ShareRow& row : shares.rows) {
-      if (row.depth != 1) continue;  // programs: leaves show as users of the root, as sshare shows them
-      share_.with({row.path}).set(row.cluster_share);
-      usage_.with({row.path}).set(static_cast<double>(row.fields.usage_raw));
-      debt_.with({row.path}).set(row.debt);
-    }
+  ServeClock() = default;
+  ServeClock(runtime::Seconds start, double speed) : start_(start), speed_(speed) {}
+  runtime::Seconds now() const {
+    if (speed_ <= 0) return std::time(nullptr);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
+    return start_ + static_cast<runtime::Seconds>(elapsed * speed_);
   }
-  void cycle_failed() { cycles_.with({"failed"}).inc(); }
 
  private:
-  metrics::Registry registry_;
-  metrics::Histogram& cycle_seconds_;
-  metrics::Family<metrics::Counter>& cycles_;
-  metrics::Family<metrics::Counter>& decisions_;
-  metrics::Counter& charged_;
-  metrics::Family<metrics::Gauge>& pending_;
-  metrics::Family<metrics::Gauge>& running_;
-  metrics::Family<metrics::Gauge>& share_;
-  metrics::Family<metrics::Gauge>& usage_;
-  metrics::Family<metrics::Gauge>& debt_;
-  metrics::Gauge& generation_;
-  metrics::Gauge& last_cycle_;
-  std::map<std::pair<std::string, std::string>, int> seen_;
+  runtime::Seconds start_ = 0;
+  double speed_ = 0;
+  std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
 };
+
+// --demo's files when not given: the checkout's saas policy and cluster, and a
+// new folder for the database and a token.
+struct DemoFiles {
+  std::string folder;
+};
+
+std::optional<std::string> make_demo_files(ServeArguments& arguments, DemoFiles& files) {
+  if (arguments.policy.empty()) arguments.policy = std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot";
+  if (arguments.cluster.empty())
+    arguments.cluster = std::string(ALLOT_SOURCE_DIR) + "/examples/clusters/saas-8gpu.toml";
+  std::string pattern = (std::filesystem::temp_directory_path() / "allot-demo-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) return fmt::format("cannot make a folder for the demo: {}", pattern);
+  files.folder = pattern;
+  if (arguments.db == "allot-serve.db") arguments.db = files.folder + "/demo.db";
+  if (arguments.token_file.empty()) {
+    std::random_device entropy;
+    std::string token;
+    for (int i = 0; i < 8; ++i) token += fmt::format("{:08x}", entropy());
+    arguments.token_file = files.folder + "/token";
+    const int descriptor = ::open(arguments.token_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    if (descriptor < 0) return fmt::format("cannot write {}", arguments.token_file);
+    const auto problem = support::write_all(descriptor, token + "\n");
+    ::close(descriptor);
+    if (problem) return *problem;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
-int run_serve(const ServeArguments& arguments) {
+int run_serve(const ServeArguments& given) {
+  ServeArguments arguments = given;
+  DemoFiles demo_files;
+  if (arguments.demo) {
+    if (auto problem = make_demo_files(arguments, demo_files)) {
+      std::cerr << "allot: --demo: " << *problem << '\n';
+      return 2;
+    }
+  }
+  for (const auto& [option, value] :
+       {std::pair{"--policy", &arguments.policy}, std::pair{"--cluster", &arguments.cluster},
+        std::pair{"--token-file", &arguments.token_file}}) {
+    if (value->empty()) {
+      std::cerr << "allot: serve needs " << option << " (or --demo)\n";
+      return 2;
+    }
+  }
   CompileOptions options;
   options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
-  if (!read_now(arguments.now, options.check.today)) return 2;
+  const runtime::Seconds demo_start = simulator::kDefaultStart;
+  if (arguments.demo && arguments.now.empty()) {
+    options.check.today = Date{static_cast<int>(demo_start / 86400)};  // the scenario's week
+  } else if (!read_now(arguments.now, options.check.today)) {
+    return 2;
+  }
   options.check.passed_dates_are_warnings = true;  // a passed review never stops a scheduler
+  for (const std::string& folder : arguments.import_path) options.check.import_path.push_back(folder);
   const std::optional<std::int64_t> interval = parse_interval(arguments.interval);
   if (!interval) {
     std::cerr << "allot: --interval expects a duration like 2s, 1m or 1h, got `" << arguments.interval << "`\n";
@@ -154,8 +158,9 @@ int run_serve(const ServeArguments& arguments) {
     std::cerr << "allot: --charge-every expects a duration like 1m or 10s, got `" << arguments.charge_every << "`\n";
     return 2;
   }
-  if (arguments.durability != "power-loss" && arguments.durability != "process-crash") {
-    std::cerr << "allot: --durability expects power-loss or process-crash, got `" << arguments.durability << "`\n";
+  const std::optional<std::int64_t> sample_every = parse_interval(arguments.sample_every);
+  if (!sample_every) {
+    std::cerr << "allot: --sample-every expects a duration like 5m or 30s, got `" << arguments.sample_every << "`\n";
     return 2;
   }
   auto token = read_token(arguments.token_file);
@@ -183,19 +188,49 @@ int run_serve(const ServeArguments& arguments) {
   files.output("--db", arguments.db);
   if (!check_files(files)) return 2;
 
+  // --demo: a week of the seed's company, generated for this policy and cluster.
+  std::optional<DemoExecutor> executor;
+  ServeClock clock;
+  if (arguments.demo) {
+    simulator::ScenarioOptions scenario;
+    scenario.seed = arguments.seed;
+    scenario.start = demo_start;
+    auto workload =
+        simulator::generate_scenario(simulator::Scenario::normal, *inventory, first.policy->tables(), scenario);
+    auto classes = workload ? simulator::resolve_jobs(*workload, first.policy->tables())
+                            : Expected<std::vector<int>, std::string>(unexpected(workload.error()));
+    if (!classes) {
+      std::cerr << "allot: --demo: " << classes.error() << '\n';
+      return 1;
+    }
+    clock = ServeClock(demo_start, arguments.speed);
+    executor.emplace(std::move(*workload), std::move(*classes), first.policy->tables());
+  }
+
   service::ServiceOptions service_options;
   service_options.database = arguments.db;
   service_options.inventory = std::move(*inventory);
   service_options.charge_every = *charge_every;
+  service_options.sample_every = *sample_every;
   service_options.durability =
       arguments.durability == "power-loss" ? runtime::Durability::power_loss : runtime::Durability::process_crash;
-  auto opened = service::Service::open(std::move(service_options), first.policy, source ? *source : std::string(),
-                                       std::time(nullptr));
+  auto opened =
+      service::Service::open(std::move(service_options), first.policy, source ? *source : std::string(), clock.now());
   if (!opened) {
     std::cerr << "allot: " << opened.error() << '\n';
     return 2;
   }
   service::Service& service = **opened;
+
+  // A posted policy is compiled on the HTTP worker that received it, never on the
+  // cycle's thread. It is taken to live in an empty private folder: its own
+  // imports find nothing beside it, so it reads only the stdlib and --import-path.
+  std::string posted_folder = (std::filesystem::temp_directory_path() / "allot-posted-XXXXXX").string();
+  if (::mkdtemp(posted_folder.data()) == nullptr) {
+    std::cerr << "allot: cannot make a private folder for posted policies\n";
+    return 2;
+  }
+  const std::string posted_name = posted_folder + "/posted.allot";
 
   ServeMetrics metrics;
   http::Health health(std::max(std::chrono::seconds(60), 3 * std::chrono::seconds(*interval)));
@@ -205,7 +240,18 @@ int run_serve(const ServeArguments& arguments) {
   server_options.keep_alive = true;  // executors and browsers reuse connections
   http::HttpServer server(server_options);
   http::serve_metrics_and_health(server, metrics.registry(), health);
-  service::mount_api(server, service, service::ApiOptions{*token, 1000, [] { return std::time(nullptr); }});
+  service::ApiOptions api;
+  api.token = *token;
+  api.clock = [&clock] { return clock.now(); };
+  api.compile = [options, posted_name](const std::string& text) {
+    return runtime::compile_candidate_source(posted_name, text, options);
+  };
+  api.write_rate = arguments.rate_limit;
+  api.write_burst = 2 * arguments.rate_limit;
+  api.read_rate = arguments.read_rate_limit;
+  api.read_burst = 2 * arguments.read_rate_limit;
+  api.on_policy_change = [&metrics](const service::PolicyChange& change) { metrics.policy_change(change); };
+  service::mount_api(server, service, std::move(api));
   if (auto problem = server.start(arguments.listen)) {
     std::cerr << "allot: --listen: " << *problem << '\n';
     return 2;
@@ -217,12 +263,22 @@ int run_serve(const ServeArguments& arguments) {
   log(fmt::format("policy `{}` {}, cluster `{}` ({} nodes), database `{}`; a cycle every {}",
                   first.policy->tables().name, first.policy->source_hash().substr(0, 12), service.inventory().name,
                   service.inventory().nodes.size(), arguments.db, arguments.interval));
+  if (arguments.demo) {
+    log(fmt::format("demo: a week of generated arrivals from {}, {}x faster than real time; token in {}",
+                    support::format_timestamp(demo_start), arguments.speed, arguments.token_file));
+  }
   log(fmt::format("listening on port {}", server.bound_port()));
+  if (arguments.demo) log(fmt::format("the dashboard: http://127.0.0.1:{}/", server.bound_port()));
   int failures = 0;
   while (!stop_requested) {
     const auto started = std::chrono::steady_clock::now();
     health.heartbeat();
-    auto report = service.run_cycle(std::time(nullptr));
+    const runtime::Seconds now = clock.now();
+    if (executor) {
+      const std::string problem = executor->step(service, now);
+      if (!problem.empty()) log("demo: " + problem);
+    }
+    auto report = service.run_cycle(now);
     if (report) {
       metrics.cycle_done(*report, *service.view());
       health.mark_ready();
@@ -234,10 +290,17 @@ int run_serve(const ServeArguments& arguments) {
     }
     while (!stop_requested && std::chrono::steady_clock::now() - started < std::chrono::seconds(*interval)) {
       health.heartbeat();
+      metrics.ledger_lag(clock.now());
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
   server.stop();
+  std::error_code ignored;
+  std::filesystem::remove_all(posted_folder, ignored);
+  if (!demo_files.folder.empty() && given.token_file.empty()) {
+    std::filesystem::remove(arguments.token_file, ignored);  // the demo's token dies with it
+    std::filesystem::remove(demo_files.folder, ignored);     // only when the database is elsewhere (empty)
+  }
   log("stopped");
   return failures > 0 ? 1 : 0;
 }

@@ -15,7 +15,13 @@ packages=(
   prometheus          # promtool, which checks the metrics exposition and the alert rules in the tests
   logrotate systemd   # check the operations kit (tests/packaging): logrotate and systemd-analyze
   sqlite3             # the ledger's backup and restore (docs/SLURM.md), tested on the sandbox
+  chromium            # the dashboard's real-browser test (tests/browser), driven headless by playwright-core
 )
+# Node.js and npm run that test's driver: Debian's `nodejs` and `npm` only where no
+# `node` / `npm` is on the PATH. A machine with another Node.js keeps it (nodesource's
+# bundles npm, and Debian's npm would conflict with it).
+if ! command -v node >/dev/null; then packages+=(nodejs); fi
+if ! command -v npm >/dev/null; then packages+=(npm); fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -34,11 +34,16 @@ std::string first_error(const std::vector<Diagnostic>& diagnostics) {
 
 }  // namespace
 
-SwapCandidate compile_candidate(const std::string& path, const CompileOptions& options, const CandidateCheck& check) {
+namespace {
+
+// The rules of compile_candidate around any way of compiling (`compile`).
+template <class Compile>
+SwapCandidate candidate_from(const std::string& path, const CompileOptions& options, const CandidateCheck& check,
+                             Compile compile) {
   SwapCandidate candidate;
   CompileResult result;
   try {
-    result = compile_policy_file(path, options);
+    result = compile();
   } catch (const std::exception& failure) {
     // Exceptions stop here: a swap that cannot compile is a refusal, not a crash of the scheduler.
     candidate.refusal = fmt::format("compiling `{}` failed: {}", path, failure.what());
@@ -72,6 +77,17 @@ SwapCandidate compile_candidate(const std::string& path, const CompileOptions& o
     candidate.policy = std::move(result.policy);
   }
   return candidate;
+}
+
+}  // namespace
+
+SwapCandidate compile_candidate(const std::string& path, const CompileOptions& options, const CandidateCheck& check) {
+  return candidate_from(path, options, check, [&] { return compile_policy_file(path, options); });
+}
+
+SwapCandidate compile_candidate_source(const std::string& name, const std::string& text, const CompileOptions& options,
+                                       const CandidateCheck& check) {
+  return candidate_from(name, options, check, [&] { return compile_policy_source(name, text, options); });
 }
 
 SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const CompileOptions& options,

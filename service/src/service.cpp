@@ -17,6 +17,7 @@
 #include "allot/contracts.h"
 #include "allot/dates.h"
 #include "allot/service.h"
+#include "allot/share_report.h"
 #include "job_json.h"
 #include "store.h"
 
@@ -115,6 +116,7 @@ struct Service::Impl {
   std::int64_t last_seq = 0;
   std::vector<runtime::Reservation> reservations;
   std::optional<Seconds> last_cycle;
+  std::optional<Seconds> last_sample;
   std::uint64_t cycles = 0;
   std::unique_ptr<runtime::DurableLedger> ledger;
   std::optional<runtime::EntitlementBook> book;
@@ -168,6 +170,9 @@ std::optional<std::string> Service::Impl::load() {
   auto cycle = store->meta("last_cycle");
   if (!cycle) return cycle.error();
   if (*cycle) last_cycle = std::stoll(**cycle);
+  auto sampled = store->meta("last_sample");
+  if (!sampled) return sampled.error();
+  if (*sampled) last_sample = std::stoll(**sampled);
   auto count = store->meta("cycles");
   if (!count) return count.error();
   if (*count) cycles = std::stoull(**count);
@@ -545,11 +550,21 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
     }
   }
   for (const auto& [id, record] : changed) write.jobs.push_back(s.stored(id, record));
+  const bool sample = !s.last_sample || now - *s.last_sample >= s.options.sample_every;
+  if (sample) {
+    for (const runtime::ShareRow& row : runtime::share_report(policy, after).rows) {
+      if (row.path.empty()) continue;
+      write.samples.push_back(Sample{now, row.path, row.cluster_share, static_cast<double>(row.fields.usage_raw),
+                                     row.owed.value_or(0), row.delivered.value_or(0), row.debt});
+    }
+    write.meta.emplace_back("last_sample", std::to_string(now));
+  }
   Json reservations = Json::array();
   for (const runtime::Reservation& reservation : result.reservations)
     reservations.push_back(reservation_json(reservation));
-  write.meta = {
-      {"reservations", reservations.dump()}, {"last_cycle", std::to_string(now)}, {"cycles", std::to_string(cycle)}};
+  write.meta.emplace_back("reservations", reservations.dump());
+  write.meta.emplace_back("last_cycle", std::to_string(now));
+  write.meta.emplace_back("cycles", std::to_string(cycle));
   if (auto error = s.store->commit(write)) return unexpected(*error);
 
   // Committed: memory follows.
@@ -558,6 +573,7 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   std::erase_if(s.owed_hours, [&](const auto& entry) { return entry.first.second < *write.forget_hours_before; });
   s.reservations = result.reservations;
   s.last_cycle = now;
+  if (sample) s.last_sample = now;
   s.cycles = static_cast<std::uint64_t>(cycle);
   s.order.clear();
   s.ranked.clear();
@@ -578,6 +594,11 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   view->policy = running.policy;
   view->generation = running.generation;
   view->duration_seconds = report.seconds;
+  for (const runtime::Decision& decision : view->result.decisions) {
+    if (decision.kind != runtime::DecisionKind::preempt && !decision.terms.empty()) {
+      view->terms.emplace(decision.job_id, decision.terms);
+    }
+  }
   {
     std::lock_guard view_lock(s.view_mutex);
     s.view = std::move(view);
@@ -628,16 +649,104 @@ QueuePage Service::queue(std::size_t offset, std::size_t limit) const {
   return page;
 }
 
-Expected<std::vector<std::string>, std::string> Service::decisions_since(std::int64_t since, std::size_t limit) const {
-  auto rows = impl_->store->decisions_since(since, limit);
-  if (!rows) return unexpected(rows.error());
+namespace {
+
+// The stored records as the feed shows them: a JSON object each, its place first.
+std::vector<std::string> feed_entries(const std::vector<StoredDecision>& rows) {
   std::vector<std::string> out;
-  for (const StoredDecision& row : *rows) {
-    // The stored record is a JSON object; the feed puts its place first.
+  for (const StoredDecision& row : rows) {
     out.push_back(fmt::format(R"({{"seq":{},"cycle":{},"at":"{}",{})", row.seq, row.cycle,
                               support::format_timestamp(row.at), row.record.substr(1)));
   }
   return out;
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>, std::string> Service::decisions_since(std::int64_t since, std::size_t limit) const {
+  auto rows = impl_->store->decisions_since(since, limit);
+  if (!rows) return unexpected(rows.error());
+  return feed_entries(*rows);
+}
+
+Expected<std::vector<std::string>, std::string> Service::decisions_tail(std::size_t count) const {
+  auto rows = impl_->store->decisions_tail(count);
+  if (!rows) return unexpected(rows.error());
+  return feed_entries(*rows);
+}
+
+Expected<std::vector<Sample>, std::string> Service::samples(Seconds since, std::size_t limit) const {
+  return impl_->store->samples(since, limit);
+}
+
+Expected<std::vector<PolicyRecord>, std::string> Service::policy_history(std::size_t limit) const {
+  return impl_->store->policies(limit);
+}
+
+Expected<std::vector<JobRecord>, std::string> Service::jobs(const std::string& account, const std::string& phase,
+                                                            std::size_t limit) const {
+  std::vector<JobRecord> jobs;
+  {
+    std::lock_guard lock(impl_->mutex);
+    const Impl& s = *impl_;
+    for (auto it = s.by_seq.rbegin(); it != s.by_seq.rend() && jobs.size() < limit; ++it) {
+      const JobRecord& record = s.live.at(it->second);
+      if ((account.empty() || record.request.account == account) &&
+          (phase.empty() || phase == job_phase_name(record.phase))) {
+        jobs.push_back(record);
+      }
+    }
+  }
+  if (jobs.size() >= limit || phase == "pending" || phase == "running") return jobs;
+  // Ended jobs from the store (waiting and running ones are in memory, newer there).
+  auto rows = impl_->store->jobs_where(account, phase, limit);
+  if (!rows) return unexpected(rows.error());
+  for (const StoredJob& row : *rows) {
+    if (jobs.size() >= limit) break;
+    if (row.phase == "pending" || row.phase == "running") continue;
+    auto record = record_from_text(row.record, row.seq, impl_->inventory);
+    if (!record) return unexpected(fmt::format("job `{}` in the database: {}", row.id, record.error()));
+    jobs.push_back(std::move(*record));
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const JobRecord& a, const JobRecord& b) { return a.seq > b.seq; });
+  return jobs;
+}
+
+PolicyChange Service::change_policy(runtime::SwapCandidate candidate, std::string source, bool dry_run, Seconds now) {
+  PolicyChange change;
+  change.dry_run = dry_run;
+  const std::shared_ptr<const View> live = view();
+  runtime::PolicySlot& slot = impl_->slot;
+  const runtime::PolicySlot::Running before = slot.running();
+  const std::string hash = candidate.policy ? candidate.policy->source_hash() : std::string();
+  if (dry_run) {
+    runtime::DryRun run = slot.dry_run_candidate(std::move(candidate), live->state, impl_->options.cycle);
+    change.outcome = std::move(run.outcome);
+    change.diff = std::move(run.diff);
+  } else if (!candidate.policy) {
+    change.outcome = slot.swap_candidate(std::move(candidate));  // refused, with the diagnostics
+  } else {
+    // Who moves, on the state the queue shows; then the swap, only over the policy the diff saw.
+    change.diff = runtime::diff_rankings(live->state, *before.policy, *candidate.policy, impl_->options.cycle);
+    std::vector<Diagnostic> warnings = std::move(candidate.diagnostics);
+    SourceTexts sources = std::move(candidate.sources);
+    change.outcome = slot.swap_if(std::move(candidate.policy), before.generation);
+    change.outcome.diagnostics = std::move(warnings);
+    change.outcome.sources = std::move(sources);
+    if (!change.outcome.swapped) change.diff.reset();
+  }
+  const bool swapped = change.outcome.swapped;
+  const char* outcome = dry_run ? (change.diff ? "dry_run" : "dry_run_refused") : (swapped ? "swapped" : "refused");
+  const PolicyRecord record{
+      static_cast<std::int64_t>(change.outcome.generation), now, hash, outcome, change.outcome.message, source};
+  if (auto error = impl_->store->add_policy(record)) {
+    change.outcome.message += fmt::format(" (the history could not record it: {})", *error);
+  }
+  if (swapped) {
+    std::lock_guard lock(impl_->mutex);
+    impl_->policy_source = std::move(source);
+  }
+  return change;
 }
 
 ClusterState Service::state() const {
@@ -647,6 +756,9 @@ ClusterState Service::state() const {
 
 const runtime::Inventory& Service::inventory() const { return impl_->options.inventory; }
 runtime::PolicySlot& Service::policy_slot() { return impl_->slot; }
-const std::string& Service::policy_source() const { return impl_->policy_source; }
+std::string Service::policy_source() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->policy_source;
+}
 
 }  // namespace allot::service

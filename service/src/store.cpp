@@ -1,5 +1,6 @@
 #include "store.h"
 
+#include <algorithm>
 #include <mutex>
 #include <variant>
 
@@ -56,6 +57,16 @@ CREATE TABLE IF NOT EXISTS serve_policies (
   outcome    TEXT    NOT NULL,
   message    TEXT    NOT NULL,
   source     TEXT    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS serve_samples (
+  at        INTEGER NOT NULL,
+  account   TEXT    NOT NULL,
+  share     REAL    NOT NULL,
+  usage     REAL    NOT NULL,
+  owed      REAL    NOT NULL,
+  delivered REAL    NOT NULL,
+  debt      REAL    NOT NULL,
+  PRIMARY KEY (at, account)
 );
 CREATE TABLE IF NOT EXISTS serve_meta (
   key     TEXT PRIMARY KEY,
@@ -177,6 +188,15 @@ std::optional<std::string> Store::commit(const Write& write) {
     for (const auto& [key, amount] : write.owed) {
       if (auto error = run(db, add_hour, {key.first, key.second, 0.0, amount})) return error;
     }
+    for (const StoredSample& sample : write.samples) {
+      if (auto error = run(
+              db,
+              "INSERT OR REPLACE INTO serve_samples (at, account, share, usage, owed, delivered, debt) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+              {sample.at, sample.account, sample.share, sample.usage, sample.owed, sample.delivered, sample.debt})) {
+        return error;
+      }
+    }
     if (write.forget_hours_before) {
       if (auto error = run(db, "DELETE FROM serve_hours WHERE hour < ?1", {*write.forget_hours_before})) return error;
     }
@@ -235,6 +255,47 @@ Expected<std::vector<StoredDecision>, std::string> Store::decisions_since(std::i
                                            sqlite3_column_int64(row.get(), 2), row.text(3), row.text(4), row.text(5)});
       });
   return or_error(std::move(error), std::move(decisions));
+}
+
+Expected<std::vector<StoredDecision>, std::string> Store::decisions_tail(std::size_t count) const {
+  std::int64_t last = 0;
+  {
+    std::lock_guard lock(mutex_);
+    auto max = db_->query_integer("SELECT COALESCE(MAX(seq), 0) FROM serve_decisions");
+    if (!max) return unexpected(max.error());
+    last = *max;
+  }
+  return decisions_since(std::max<std::int64_t>(0, last - static_cast<std::int64_t>(count)), count);
+}
+
+Expected<std::vector<StoredJob>, std::string> Store::jobs_where(const std::string& account, const std::string& phase,
+                                                                std::size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredJob> jobs;
+  auto error = each_row(*db_,
+                        "SELECT id, seq, phase, record FROM serve_jobs "
+                        "WHERE (?1 = '' OR json_extract(record, '$.request.account') = ?1) AND (?2 = '' OR phase = ?2) "
+                        "ORDER BY seq DESC LIMIT ?3",
+                        {account, phase, static_cast<std::int64_t>(limit)},
+                        [&](const Statement& row) { jobs.push_back(job_row(row)); });
+  return or_error(std::move(error), std::move(jobs));
+}
+
+Expected<std::vector<StoredSample>, std::string> Store::samples(Seconds since, std::size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredSample> samples;
+  auto error =
+      each_row(*db_,
+               "SELECT at, account, share, usage, owed, delivered, debt FROM ("
+               "  SELECT * FROM serve_samples WHERE at >= ?1 ORDER BY at DESC LIMIT ?2"
+               ") ORDER BY at, account",
+               {since, static_cast<std::int64_t>(limit)}, [&](const Statement& row) {
+                 sqlite3_stmt* s = row.get();
+                 samples.push_back(StoredSample{sqlite3_column_int64(s, 0), row.text(1), sqlite3_column_double(s, 2),
+                                                sqlite3_column_double(s, 3), sqlite3_column_double(s, 4),
+                                                sqlite3_column_double(s, 5), sqlite3_column_double(s, 6)});
+               });
+  return or_error(std::move(error), std::move(samples));
 }
 
 Expected<std::vector<std::pair<std::string, std::string>>, std::string> Store::nodes() const {

@@ -16,6 +16,7 @@
 #include "allot/accounting.h"
 #include "allot/durable_ledger.h"
 #include "allot/expected.h"
+#include "allot/service.h"
 
 namespace allot::runtime {
 class SqliteConnection;
@@ -51,15 +52,9 @@ struct StoredEvent {
   std::string body;  // JSON
 };
 
-// One policy the service ran or refused.
-struct StoredPolicy {
-  std::int64_t generation = 0;  // 0 for a refusal
-  Seconds at = 0;
-  std::string hash;
-  std::string outcome;  // "initial", "swapped", "refused"
-  std::string message;
-  std::string source;
-};
+// The policy history and the samples are the public PolicyRecord and Sample.
+using StoredPolicy = PolicyRecord;
+using StoredSample = Sample;
 
 // Everything one write changes, committed together.
 struct Write {
@@ -71,6 +66,7 @@ struct Write {
   runtime::DebtHours debt;                                 // added to the stored hours
   runtime::DebtHours owed;
   std::optional<Seconds> forget_hours_before;  // drop hours before this hour index
+  std::vector<StoredSample> samples;
 };
 
 class Store {
@@ -94,13 +90,20 @@ class Store {
   Expected<std::int64_t, std::string> last_job_seq() const;
   // Decisions with seq > `since`, at most `limit`, oldest first.
   Expected<std::vector<StoredDecision>, std::string> decisions_since(std::int64_t since, std::size_t limit) const;
+  // The last `count` decisions, oldest first.
+  Expected<std::vector<StoredDecision>, std::string> decisions_tail(std::size_t count) const;
+  // Jobs of `account` (any when empty) in `phase` (any when empty), newest first, at most `limit`.
+  Expected<std::vector<StoredJob>, std::string> jobs_where(const std::string& account, const std::string& phase,
+                                                           std::size_t limit) const;
+  // Samples taken at or after `since`, oldest first, at most `limit` rows.
+  Expected<std::vector<StoredSample>, std::string> samples(Seconds since, std::size_t limit) const;
   Expected<std::vector<std::pair<std::string, std::string>>, std::string> nodes() const;
   Expected<std::optional<std::string>, std::string> meta(const std::string& key) const;
   Expected<runtime::DebtHours, std::string> debt_hours() const;
   Expected<runtime::DebtHours, std::string> owed_hours() const;
   // Appends a policy to the history; returns its row.
   std::optional<std::string> add_policy(const StoredPolicy& policy);
-  // The history, newest first, at most `limit`.
+  // The history, newest first, at most `limit` (`source` included).
   Expected<std::vector<StoredPolicy>, std::string> policies(std::size_t limit) const;
   // Counts of stored events (for tests and /metrics).
   Expected<std::int64_t, std::string> event_count() const;

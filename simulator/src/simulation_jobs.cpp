@@ -18,20 +18,9 @@ double held_gpus(const RunningJob& job) { return static_cast<double>(job.nodes.s
 }  // namespace
 
 runtime::JobRequest Simulation::request_for(int job) const {
-  const WorkloadJob& source = workload_.jobs[static_cast<std::size_t>(job)];
-  runtime::JobRequest request;
-  request.id = source.id;
-  request.account = source.account;
-  request.job_class = policy_.tables().classes[static_cast<std::size_t>(classes_[static_cast<std::size_t>(job)])].name;
-  request.nodes = source.nodes;
-  request.gpus_per_node = source.gpus_per_node;
-  request.gpu_type = source.gpu_type;
-  request.submitted = source.submitted;
-  request.deadline = source.deadline;
-  request.label = source.label;
-  request.requested_protect = source.requested_protect;
-  request.expected_runtime = source.work;
-  return request;
+  const auto index = static_cast<std::size_t>(job);
+  return workload_request(workload_.jobs[index],
+                          policy_.tables().classes[static_cast<std::size_t>(classes_[index])].name);
 }
 
 int Simulation::index_of(const std::string& id) const { return index_.at(id); }

@@ -93,6 +93,22 @@ std::optional<Scenario> parse_scenario(std::string_view name) {
   return std::nullopt;
 }
 
+runtime::JobRequest workload_request(const WorkloadJob& job, const std::string& job_class) {
+  runtime::JobRequest request;
+  request.id = job.id;
+  request.account = job.account;
+  request.job_class = job_class;
+  request.nodes = job.nodes;
+  request.gpus_per_node = job.gpus_per_node;
+  request.gpu_type = job.gpu_type;
+  request.submitted = job.submitted;
+  request.deadline = job.deadline;
+  request.label = job.label;
+  request.requested_protect = job.requested_protect;
+  request.expected_runtime = job.work;
+  return request;
+}
+
 Expected<std::vector<int>, std::string> resolve_jobs(const Workload& workload, const PolicyTables& tables) {
   const auto leaves = account_leaves(tables);
   std::vector<int> classes;

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -17,10 +16,12 @@
 
 #include "allot/compile.h"
 #include "allot/dates.h"
+#include "allot/hot_swap.h"
 #include "allot/http_server.h"
 #include "allot/inventory.h"
 #include "allot/metrics.h"
 #include "allot/service.h"
+#include "line_diff.h"
 #include "runtime/temp_folder.h"
 
 namespace allot::service {
@@ -41,6 +42,11 @@ std::shared_ptr<const CompiledPolicy> saas_policy() {
   return result.policy;
 }
 
+std::string saas_source() {
+  std::ifstream file(ALLOT_SOURCE_DIR "/policies/saas.allot");
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
 runtime::Inventory saas_cluster() {
   auto inventory = runtime::load_inventory(ALLOT_SOURCE_DIR "/examples/clusters/saas-8gpu.toml");
   REQUIRE(inventory);
@@ -50,7 +56,10 @@ runtime::Inventory saas_cluster() {
 // A service on a database in a temporary folder, its API on a port of 127.0.0.1.
 class Served {
  public:
-  Served() { open(); }
+  // Rate limits as allot serve takes them (0: none).
+  explicit Served(double write_rate = 0, double read_rate = 0) : write_rate_(write_rate), read_rate_(read_rate) {
+    open();
+  }
   ~Served() { close(); }
 
   void open() {
@@ -58,12 +67,25 @@ class Served {
     options.database = folder_.file("serve.db");
     options.inventory = saas_cluster();
     options.durability = runtime::Durability::process_crash;
-    auto opened = Service::open(options, policy_, "policy text", now);
+    auto opened = Service::open(options, policy_, saas_source(), now);
     REQUIRE(opened);
     service_ = std::move(*opened);
     server_ = std::make_unique<http::HttpServer>(http::ServerOptions{2, 64 * 1024, 5000ms, false});
     http::serve_metrics_and_health(*server_, registry_, health_);
-    mount_api(*server_, *service_, ApiOptions{kToken, 1000, [this] { return now.load(); }});
+    ApiOptions api;
+    api.token = kToken;
+    api.clock = [this] { return now.load(); };
+    api.write_rate = write_rate_;
+    api.write_burst = write_rate_;
+    api.read_rate = read_rate_;
+    api.read_burst = read_rate_;
+    api.compile = [this](const std::string& text) {
+      CompileOptions options;
+      options.engine = Engine::interpreter;
+      options.check.today = parse_date("2026-12-01");
+      return runtime::compile_candidate_source(folder_.file("posted/posted.allot"), text, options);
+    };
+    mount_api(*server_, *service_, std::move(api));
     REQUIRE_FALSE(server_->start("127.0.0.1:0"));
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->bound_port());
   }
@@ -96,6 +118,11 @@ class Served {
     return client_->Delete(path, headers);
   }
   httplib::Result get(const std::string& path) { return client_->Get(path); }
+  httplib::Result post_policy(const std::string& path, const std::string& text, const std::string& token = kToken) {
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client_->Post(path, headers, text, "text/plain");
+  }
   httplib::Client& client() { return *client_; }
   json get_json(const std::string& path, int status = 200) {
     auto result = get(path);
@@ -121,6 +148,8 @@ class Served {
   std::atomic<Seconds> now{kStart};
 
  private:
+  double write_rate_ = 0;
+  double read_rate_ = 0;
   TempFolder folder_{"allot-service"};
   std::shared_ptr<const CompiledPolicy> policy_ = saas_policy();
   metrics::Registry registry_;
@@ -359,20 +388,24 @@ TEST_CASE("Every path of docs/openapi.yaml is served with the methods it lists, 
   Served served;
   std::ifstream file(ALLOT_SOURCE_DIR "/docs/openapi.yaml");
   REQUIRE(file);
-  const std::regex path_line(R"(^  (/[^:]*):\s*$)"), method_line(R"(^    (get|post|delete|put):\s*$)");
   std::map<std::string, std::set<std::string>> documented;
   std::string path, line;
   bool in_paths = false;
   while (std::getline(file, line)) {
-    std::smatch match;
     if (line == "paths:") in_paths = true;
     if (!in_paths) continue;
-    if (std::regex_match(line, match, path_line)) path = match[1];
-    if (std::regex_match(line, match, method_line)) documented[path].insert(match[1]);
+    // "  /jobs/{id}:" names a path; "    get:" one of its methods.
+    if (line.size() > 3 && line.compare(0, 3, "  /") == 0 && line.back() == ':') path = line.substr(2, line.size() - 3);
+    for (const std::string method : {"get", "post", "delete", "put"}) {
+      if (line == "    " + method + ":") documented[path].insert(method);
+    }
   }
-  CHECK(documented.size() == 9);
+  CHECK(documented.size() == 14);
   for (const auto& [documented_path, methods] : documented) {
-    const std::string concrete = std::regex_replace(documented_path, std::regex(R"(\{[^}]*\})"), "no-such-job");
+    std::string concrete = documented_path;
+    if (const auto open = concrete.find('{'); open != std::string::npos) {
+      concrete.replace(open, concrete.find('}', open) - open + 1, "no-such-job");
+    }
     for (const std::string method : {"get", "post", "delete", "put"}) {
       INFO(method << " " << concrete);
       httplib::Result result = method == "get"      ? served.client().Get(concrete)
@@ -388,6 +421,157 @@ TEST_CASE("Every path of docs/openapi.yaml is served with the methods it lists, 
       }
     }
   }
+}
+
+TEST_CASE("POST /policy refuses a broken policy, dry-runs without swapping, and swaps with a diff", "[service]") {
+  Served served;
+  for (const char* account : {"exploration/ana", "product", "platform"}) served.submit(train(account, 8));
+  served.cycle();
+  const std::string source = saas_source();
+  std::string changed = source;
+  const std::string from = "debug => 500", to = "debug => 600";
+  REQUIRE(changed.find(from) != std::string::npos);
+  changed.replace(changed.find(from), from.size(), to);
+
+  CHECK(served.post_policy("/policy", changed, "")->status == 401);
+  auto broken = served.post_policy("/policy", "policy x {\n  window 7d\n  rank = job.nope\n}\n");
+  REQUIRE(broken);
+  CHECK(broken->status == 422);
+  const json refusal = json::parse(broken->body);
+  CHECK(refusal.at("swapped") == false);
+  REQUIRE_FALSE(refusal.at("diagnostics").empty());
+  CHECK(refusal.at("diagnostics").at(0).at("line").get<int>() > 0);
+  CHECK(served.get_json("/policy").at("generation") == 1);
+
+  auto dry = served.post_policy("/policy?dry_run=1", changed);
+  REQUIRE(dry);
+  CHECK(dry->status == 200);
+  const json dry_run = json::parse(dry->body);
+  CHECK(dry_run.at("dry_run") == true);
+  CHECK(dry_run.at("swapped") == false);
+  CHECK(dry_run.at("diff").at("ranked_by_both") == 2);
+  CHECK(dry_run.at("diff").contains("kendall_tau"));
+  CHECK(served.get_json("/policy").at("generation") == 1);
+
+  auto swap = served.post_policy("/policy", changed);
+  REQUIRE(swap);
+  INFO(swap->body);
+  CHECK(swap->status == 200);
+  CHECK(json::parse(swap->body).at("generation") == 2);
+  const json policy = served.get_json("/policy");
+  CHECK(policy.at("generation") == 2);
+  CHECK(policy.at("source") == changed);
+  const json history = served.get_json("/policy/history");
+  std::vector<std::string> outcomes;
+  for (const auto& entry : history.at("policies")) outcomes.push_back(entry.at("outcome"));
+  CHECK(outcomes == std::vector<std::string>{"swapped", "dry_run", "refused", "initial"});
+  const std::string diff = history.at("last_swap_diff");
+  CHECK_THAT(diff, Catch::Contains("-") && Catch::Contains(from) && Catch::Contains("+") && Catch::Contains(to));
+  served.now += 60;
+  CHECK(served.cycle().cycle == 2);  // the next cycle runs the new policy
+  CHECK(served.get_json("/overview").at("policy").at("generation") == 2);
+}
+
+TEST_CASE("A posted policy imports only the stdlib and the import path", "[service]") {
+  Served served;
+  for (const std::string target : {"/etc/hostname", "../../../../../../etc/hostname", "beside.allot"}) {
+    INFO(target);
+    auto posted = served.post_policy("/policy", "import \"" + target + "\"\n" + saas_source());
+    REQUIRE(posted);
+    CHECK(posted->status == 422);
+    const json answer = json::parse(posted->body);
+    const std::string code = answer.at("diagnostics").at(0).at("code");
+    CHECK((code == "import_refused" || code == "import_not_found"));
+  }
+  CHECK(served.get_json("/policy").at("generation") == 1);
+}
+
+TEST_CASE("The history samples every program's share, usage and delivery as cycles run", "[service]") {
+  Served served;
+  served.submit(train("product", 8));
+  served.submit(train("exploration/ana", 4));
+  for (int i = 0; i < 3; ++i) {
+    served.cycle();
+    served.now += 300;
+  }
+  const json history = served.get_json("/history");
+  CHECK(history.at("programs") == json::array({"product", "platform", "exploration"}));
+  REQUIRE(history.at("samples").size() == 3);
+  const json& last = history.at("samples").at(2);
+  CHECK(last.at("at") == "2026-12-02T09:10:00Z");
+  CHECK(last.at("accounts").at("product").at("usage").get<double>() > 0);
+  CHECK(last.at("accounts").at("product").at("share").get<double>() == Approx(0.5));  // 40% + 10 points lent
+}
+
+TEST_CASE("Jobs are listed by account and by phase, ended ones too", "[service]") {
+  Served served;
+  const std::string ana = served.submit(train("exploration/ana", 8));
+  served.submit(train("exploration/ben", 8));
+  served.cycle();
+  served.now += 60;
+  const json running = served.get_json("/jobs?phase=running");
+  REQUIRE(running.at("jobs").size() == 1);
+  const std::string first = running.at("jobs").at(0).at("id");
+  CHECK(running.at("jobs").at(0).at("nodes") == json::array({"gpu-01"}));
+  served.event({{"kind", "finished"}, {"job", first}});
+  const json mine = served.get_json("/jobs?account=exploration/ana");
+  REQUIRE(mine.at("jobs").size() == 1);
+  CHECK(mine.at("jobs").at(0).at("id") == ana);
+  CHECK(served.get_json("/jobs?phase=finished").at("jobs").at(0).at("id") == first);
+  CHECK(served.get_json("/jobs?phase=finishd", 400).at("did_you_mean") == "finished");
+}
+
+TEST_CASE("The dashboard is one page served by the binary, with nothing from elsewhere", "[service]") {
+  Served served;
+  auto page = served.get("/");
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->get_header_value("Content-Type") == "text/html; charset=utf-8");
+  CHECK_THAT(page->get_header_value("Content-Security-Policy"), Catch::Contains("default-src 'none'"));
+  CHECK_THAT(page->body, Catch::Contains("<title>Allot"));
+  for (const std::string outside : {"src=\"http", "href=\"http", "url(http", "@import", "//cdn"}) {
+    INFO(outside);
+    CHECK(page->body.find(outside) == std::string::npos);
+  }
+  // Every endpoint the page fetches answers JSON.
+  served.submit(train("product", 1));
+  served.cycle();
+  for (const std::string path : {"/overview", "/shares", "/history", "/policy", "/policy/history",
+                                 "/queue?limit=50&terms=1", "/jobs?phase=running", "/decisions?tail=100"}) {
+    INFO(path);
+    CHECK_NOTHROW(served.get_json(path));
+  }
+}
+
+TEST_CASE("Past its rate a token's writes and an address's reads get 429 with Retry-After", "[service]") {
+  Served served(2, 3);  // 2 writes, 3 reads at once, then a second each at that rate
+  CHECK(served.post("/jobs", train("product", 1).dump())->status == 201);
+  CHECK(served.post("/jobs", train("product", 1).dump())->status == 201);
+  auto refused = served.post("/jobs", train("product", 1).dump());
+  REQUIRE(refused);
+  CHECK(refused->status == 429);
+  CHECK(refused->get_header_value("Retry-After") == "1");
+  for (int i = 0; i < 3; ++i) CHECK(served.get("/queue")->status == 200);
+  CHECK(served.get("/queue")->status == 429);
+  CHECK(served.get("/metrics")->status == 200);  // probes and metrics are never limited
+  CHECK(served.get("/healthz")->status != 429);
+  // Only the two accepted submissions are stored.
+  served.cycle();
+  CHECK(served.service().jobs("product", "", 10)->size() == 2);
+}
+
+TEST_CASE("A unified diff shows each change with its context", "[service]") {
+  CHECK(unified_diff("a\nb\nc\n", "a\nb\nc\n") == "");
+  CHECK(unified_diff("a\nb\nc\n", "a\nB\nc\n", 1) == "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+  CHECK(unified_diff("", "x\n") == "@@ -0,0 +1,1 @@\n+x\n");
+  std::string long_before, long_after;
+  for (int i = 0; i < 100; ++i) long_before += std::to_string(i) + "\n";
+  long_after = long_before;
+  long_after.replace(long_after.find("50\n"), 3, "fifty\n");
+  CHECK(unified_diff(long_before, long_after, 2) == "@@ -49,5 +49,5 @@\n 48\n 49\n-50\n+fifty\n 51\n 52\n");
+  std::string many;
+  for (int i = 0; i < 3000; ++i) many += "line " + std::to_string(i) + "\n";
+  CHECK_FALSE(unified_diff(many, "").has_value());  // 3,000 lines removed: too different to show
 }
 
 }  // namespace allot::service

@@ -28,6 +28,12 @@ using CandidateCheck = std::function<std::optional<std::string>(const CompiledPo
 SwapCandidate compile_candidate(const std::string& path, const CompileOptions& options,
                                 const CandidateCheck& check = {});
 
+// compile_candidate for a policy given as text (`allot serve`'s POST /policy):
+// `name` is the file it is taken to be (errors name it, and its folder is where
+// its own imports may come from, with options.check.import_path).
+SwapCandidate compile_candidate_source(const std::string& name, const std::string& text, const CompileOptions& options,
+                                       const CandidateCheck& check = {});
+
 // compile_candidate, then an atomic swap (PolicySlot::swap_candidate); a refused
 // candidate is refused and the old policy keeps running.
 SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const CompileOptions& options,

@@ -26,7 +26,9 @@ bool is_duration(const std::string& term) {
          term == "job.deadline_slack";
 }
 
-std::string term_value(const RankTerm& term) {
+// A rank term's value for a person; `job.class` (the class's index) as the job's class name.
+std::string term_value(const RankTerm& term, const std::string& job_class) {
+  if (term.name == "job.class" && !job_class.empty()) return fmt::format("{} (class `{}`)", term.value, job_class);
   if (is_duration(term.name) && term.value > 0 && term.value < 1e12) {
     return fmt::format("{:g} ({})", term.value, support::format_duration(static_cast<Seconds>(term.value)));
   }
@@ -80,7 +82,7 @@ void add_waiting(std::string& out, const Explanation& e, const Inventory& invent
   }
   if (e.terms.empty()) return;
   out += fmt::format("\nRank {} from:\n", audit::rank_text(e.rank));
-  for (const RankTerm& term : e.terms) out += fmt::format("  {:<26}{}\n", term.name, term_value(term));
+  for (const RankTerm& term : e.terms) out += fmt::format("  {:<26}{}\n", term.name, term_value(term, e.job_class));
 }
 
 void add_running(std::string& out, const Explanation& e) {

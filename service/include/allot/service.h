@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "allot/cycle.h"
@@ -59,6 +60,8 @@ struct ServiceOptions {
   // last charge (and always when it ends), so the ledger grows by a row per
   // job per minute, not per cycle; usage lags by at most this much.
   Seconds charge_every = 60;
+  // How often each account's standing is sampled for the chart over time.
+  Seconds sample_every = 300;
 };
 
 enum class JobPhase { pending, running, finished, failed, cancelled };
@@ -92,9 +95,39 @@ struct View {
   // shares read.
   runtime::ClusterState state;
   runtime::CycleResult result;  // the cycle's decisions and ranking
+  // Each ranked job's rank terms from the cycle (its start or skip), by id.
+  std::unordered_map<std::string, std::vector<runtime::RankTerm>> terms;
   std::shared_ptr<const CompiledPolicy> policy;
   std::uint64_t generation = 0;  // of the policy slot
   double duration_seconds = 0;   // how long the cycle took
+};
+
+// One policy the service ran, or one it refused (GET /policy/history).
+struct PolicyRecord {
+  std::int64_t generation = 0;  // the slot's generation after it (a refusal: the one that kept running)
+  Seconds at = 0;
+  std::string hash;
+  std::string outcome;  // initial, started, swapped, refused, dry_run, dry_run_refused
+  std::string message;
+  std::string source;
+};
+
+// One account's standing at one time (the dashboard's chart over time).
+struct Sample {
+  Seconds at = 0;
+  std::string account;
+  double share = 0;  // of the cluster, with the exceptions in force
+  double usage = 0;  // over the window, in the policy's unit
+  double owed = 0;
+  double delivered = 0;
+  double debt = 0;
+};
+
+// What a policy change did (POST /policy).
+struct PolicyChange {
+  bool dry_run = false;
+  runtime::SwapOutcome outcome;           // swapped or refused, with the diagnostics
+  std::optional<runtime::RankDiff> diff;  // how the queue reorders (absent when refused)
 };
 
 // What run_cycle did.
@@ -153,11 +186,27 @@ class Service {
   QueuePage queue(std::size_t offset, std::size_t limit) const;
   // The feed: decisions after `since`, at most `limit`, as JSON objects (one string each).
   Expected<std::vector<std::string>, std::string> decisions_since(std::int64_t since, std::size_t limit) const;
+  // Compiles nothing: `candidate` was compiled off the decision path by the
+  // caller. Swaps to it (or only diffs it, `dry_run`) against the last
+  // cycle's state; every swap, refusal and dry run is stored in the history.
+  PolicyChange change_policy(runtime::SwapCandidate candidate, std::string source, bool dry_run, Seconds now);
+  // The policy history, newest first, at most `limit`.
+  Expected<std::vector<PolicyRecord>, std::string> policy_history(std::size_t limit) const;
+  // Jobs of `account` (any when empty) in `phase` (any when empty), newest
+  // first, at most `limit`: waiting and running ones as they are now.
+  Expected<std::vector<JobRecord>, std::string> jobs(const std::string& account, const std::string& phase,
+                                                     std::size_t limit) const;
+  // The last `count` decisions of the feed, oldest first, as for decisions_since.
+  Expected<std::vector<std::string>, std::string> decisions_tail(std::size_t count) const;
+  // Samples since `since`, oldest first, at most `limit`.
+  Expected<std::vector<Sample>, std::string> samples(Seconds since, std::size_t limit) const;
+
   // The live state (a copy), for reports that need it whole.
   runtime::ClusterState state() const;
   const runtime::Inventory& inventory() const;
   runtime::PolicySlot& policy_slot();
-  const std::string& policy_source() const;
+  // The running policy's source text.
+  std::string policy_source() const;
 
  private:
   struct Impl;
@@ -170,11 +219,24 @@ struct ApiOptions {
   std::string token;                  // bearer token for mutating calls; never empty
   std::size_t max_queue_page = 1000;  // GET /queue's largest `limit`
   std::function<Seconds()> clock;     // the service's now
+  // Compiles a posted policy off the decision path (POST /policy), with
+  // imports confined to the installed stdlib and the server's import path.
+  // The service links no compiler: its driver provides this. Unset: POST
+  // /policy answers 501.
+  std::function<runtime::SwapCandidate(const std::string& source)> compile;
+  // Requests a second (and at once) each token may make of the mutating
+  // calls, and each client address of the reads; 0: no limit. Past it: 429
+  // with Retry-After.
+  double write_rate = 0;
+  double write_burst = 0;
+  double read_rate = 0;
+  double read_burst = 0;
+  // Told of every POST /policy's outcome (metrics), if set.
+  std::function<void(const PolicyChange&)> on_policy_change;
 };
 
-// Puts the JSON API on `server` (docs/SERVE.md): POST /jobs, DELETE /jobs/{id},
-// POST /events, GET /queue, GET /jobs/{id}, GET /shares, GET /decisions.
-// `service` must outlive the server's listening.
+// Puts the JSON API and the dashboard on `server` (docs/SERVE.md, "API";
+// docs/openapi.yaml). `service` must outlive the server's listening.
 void mount_api(http::HttpServer& server, Service& service, ApiOptions options);
 
 }  // namespace allot::service

@@ -168,6 +168,10 @@ Expected<Workload, TraceError> trace_workload(const std::vector<TraceRow>& rows,
                                               const runtime::Inventory& inventory, const std::string& trace_file,
                                               std::optional<int> days);
 
+// The request `job` makes when it runs as class `job_class`: what the replay's
+// cycle sees of it, and what `allot serve --demo` submits.
+runtime::JobRequest workload_request(const WorkloadJob& job, const std::string& job_class);
+
 // The class index (into PolicyTables::classes) each job runs as under a
 // policy, or an error naming the job when an account or class does not fit.
 Expected<std::vector<int>, std::string> resolve_jobs(const Workload& workload, const PolicyTables& tables);
