@@ -212,6 +212,11 @@ int run_serve(const ServeArguments& given) {
   service_options.inventory = std::move(*inventory);
   service_options.charge_every = *charge_every;
   service_options.sample_every = *sample_every;
+  // Cycles further apart than this are a gap (the service was down). A demo's
+  // cycles are --interval x --speed apart in its time.
+  const double cycle_step = static_cast<double>(*interval) * (arguments.demo ? arguments.speed : 1.0);
+  service_options.max_accounting_gap =
+      std::max<runtime::Seconds>(15 * 60, static_cast<runtime::Seconds>(3 * cycle_step));
   service_options.durability =
       arguments.durability == "power-loss" ? runtime::Durability::power_loss : runtime::Durability::process_crash;
   auto opened =
@@ -235,7 +240,9 @@ int run_serve(const ServeArguments& given) {
   ServeMetrics metrics;
   http::Health health(std::max(std::chrono::seconds(60), 3 * std::chrono::seconds(*interval)));
   http::ServerOptions server_options;
-  server_options.worker_threads = 8;
+  // A kept-alive connection holds its worker while it idles (http_server.h):
+  // enough workers that a few dozen busy clients never queue for one.
+  server_options.worker_threads = 64;
   server_options.max_body_bytes = kMaxBodyBytes;
   server_options.keep_alive = true;  // executors and browsers reuse connections
   http::HttpServer server(server_options);

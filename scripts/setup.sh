@@ -16,6 +16,7 @@ packages=(
   logrotate systemd   # check the operations kit (tests/packaging): logrotate and systemd-analyze
   sqlite3             # the ledger's backup and restore (docs/SLURM.md), tested on the sandbox
   chromium            # the dashboard's real-browser test (tests/browser), driven headless by playwright-core
+  wrk                 # allot serve's load test (bench/serve_load.sh; a short run is a test)
 )
 # Node.js and npm run that test's driver: Debian's `nodejs` and `npm` only where no
 # `node` / `npm` is on the PATH. A machine with another Node.js keeps it (nodesource's

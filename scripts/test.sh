@@ -3,7 +3,7 @@
 #   1. formatting drift (clang-format) fails the run,
 #   2. short libFuzzer runs of the policy front end and the input readers (clang-19),
 #   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer,
-#   4. the hot-swap tests under ThreadSanitizer,
+#   4. the hot-swap and service concurrency tests under ThreadSanitizer,
 #   5. the tests in the normal build (last, so its summary closes the output).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,11 +35,13 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ALLOT_DIFFERENTIAL_STATES=10000 ALLOT_MUTATIONS=1000 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "slurm|large|browser"  # the real-Slurm, large-input and browser tests run once, below
 
-stage "hot swap under ThreadSanitizer"
+stage "hot swap and the service under ThreadSanitizer"
 # One executable and one tag: policies swapped while cycles run on other threads.
 ALLOT_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh build-tsan -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
-  "${sanitizer_flags[@]}" -- allot_cycle_tests
+  "${sanitizer_flags[@]}" -- allot_cycle_tests allot_service_tests
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/allot_cycle_tests "[hot_swap]"
+# allot serve: HTTP workers submitting (group commits) and reading while cycles run.
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/allot_service_tests "[concurrency]"
 
 stage "tests"
 bash scripts/build.sh build  # Release: main.sh's build, and the one the benchmarks measure

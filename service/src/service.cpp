@@ -5,8 +5,12 @@
 // readers use without the mutex.
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -28,10 +32,6 @@ using runtime::Charge;
 using runtime::ClusterState;
 using runtime::JobRequest;
 using runtime::RunningJob;
-
-// Debt is stepped over the time between two cycles at the later one's loads;
-// after a longer gap (the service was down) that time is not accounted.
-constexpr Seconds kMaxAccountingGap = 15 * 60;
 
 ApiError server_error(const std::string& what, const std::string& reason) {
   return ApiError{503, fmt::format("{} was not stored: {}", what, reason), "", ""};
@@ -109,11 +109,33 @@ struct Service::Impl {
   std::string policy_source;
   std::unique_ptr<Store> store;
 
-  mutable std::mutex mutex;  // guards everything below
+  // Lock order: cycle_mutex, then mutex, then ledger_mutex (each may be taken alone).
+  std::mutex cycle_mutex;           // one cycle at a time; guards book, book_policy, owed_hours and last_sample
+  mutable std::mutex ledger_mutex;  // guards `ledger` (charged by cycles, cancellations and ends)
+  mutable std::mutex
+      mutex;  // guards the live state below (not `ledger`, `book`, `book_policy`, `owed_hours`, `last_sample`)
   runtime::Inventory inventory;
   std::unordered_map<std::string, JobRecord> live;  // pending and running jobs by id
   std::map<std::int64_t, std::string> by_seq;       // the same, in submission order
-  std::int64_t last_seq = 0;
+  std::int64_t last_seq = 0;                        // the last submission number handed out
+  std::unordered_set<std::string> known_ids;        // every id ever committed: ids are never reused
+  std::unordered_set<std::string> inflight;         // ids of submissions waiting for their commit
+  std::size_t pending_count = 0;                    // live jobs waiting
+  std::vector<std::string> fresh;                   // submitted since the last cycle, in commit order
+
+  // Group commit (commit_grouped): submissions that arrive while one commit
+  // runs are committed together by the next, so a commit's fsync is shared.
+  struct Waiter {
+    const Write* write = nullptr;
+    std::function<void()> apply;  // run under `mutex` once committed
+    std::optional<std::string> error;
+    bool done = false;
+  };
+  std::mutex commit_mutex;  // guards the three below; never held while taking `mutex`
+  std::condition_variable commit_done;
+  std::vector<Waiter*> commit_queue;
+  bool committing = false;
+  std::optional<std::string> commit_grouped(const Write& write, std::function<void()> apply);
   std::vector<runtime::Reservation> reservations;
   std::optional<Seconds> last_cycle;
   std::optional<Seconds> last_sample;
@@ -164,6 +186,10 @@ std::optional<std::string> Service::Impl::load() {
   auto seq = store->last_job_seq();
   if (!seq) return seq.error();
   last_seq = *seq;
+  auto ids = store->job_ids(std::numeric_limits<std::int64_t>::max());
+  if (!ids) return ids.error();
+  known_ids.insert(ids->begin(), ids->end());
+  for (const auto& [id, record] : live) pending_count += record.phase == JobPhase::pending;
   auto saved = store->meta("reservations");
   if (!saved) return saved.error();
   if (*saved) reservations = reservations_from(**saved, inventory.nodes.size());
@@ -180,6 +206,38 @@ std::optional<std::string> Service::Impl::load() {
   if (!owed) return owed.error();
   owed_hours = std::move(*owed);
   return std::nullopt;
+}
+
+std::optional<std::string> Service::Impl::commit_grouped(const Write& write, std::function<void()> apply) {
+  Waiter me{&write, std::move(apply), std::nullopt, false};
+  std::unique_lock lock(commit_mutex);
+  commit_queue.push_back(&me);
+  while (!me.done) {
+    if (committing) {
+      commit_done.wait(lock);
+      continue;
+    }
+    // This thread commits everything queued so far, its own write among it.
+    committing = true;
+    std::vector<Waiter*> batch;
+    batch.swap(commit_queue);
+    lock.unlock();
+    std::vector<const Write*> writes;
+    for (const Waiter* waiter : batch) writes.push_back(waiter->write);
+    const std::optional<std::string> error = store->commit_all(writes);
+    if (!error) {
+      std::lock_guard state(mutex);
+      for (Waiter* waiter : batch) waiter->apply();
+    }
+    lock.lock();
+    for (Waiter* waiter : batch) {
+      waiter->error = error;
+      waiter->done = true;
+    }
+    committing = false;
+    commit_done.notify_all();
+  }
+  return me.error;
 }
 
 std::optional<std::string> Service::Impl::open_ledger(const CompiledPolicy& policy) {
@@ -232,6 +290,7 @@ std::string Service::Impl::suggestion(const std::string& id) const {
 }
 
 Expected<double, std::string> Service::Impl::charge(const std::vector<const RunningJob*>& jobs, Seconds until) {
+  std::lock_guard ledger_lock(ledger_mutex);
   std::vector<Charge> charges;
   for (const RunningJob* job : jobs) {
     // A job holds its resources until its decided stop, and no longer.
@@ -308,20 +367,24 @@ Expected<JobRequest, ApiError> Service::submit(JobRequest job, Seconds now) {
   if (auto problem = runtime::class_limit_problem(*info, job)) {
     return unexpected(ApiError{400, fmt::format("the job {}", *problem), "", ""});
   }
-  std::lock_guard lock(impl_->mutex);
   Impl& s = *impl_;
-  const std::int64_t seq = s.last_seq + 1;
-  if (job.id.empty()) job.id = fmt::format("job-{}", seq);
-  if (s.live.count(job.id)) {
-    return unexpected(
-        ApiError{409, fmt::format("a job with id `{}` is already {}", job.id, job_phase_name(s.live.at(job.id).phase)),
-                 "id", ""});
-  }
-  auto earlier = s.store->job(job.id);
-  if (!earlier) return unexpected(server_error("the job", earlier.error()));
-  if (*earlier) {
-    return unexpected(ApiError{
-        409, fmt::format("a job with id `{}` was submitted before and is {}", job.id, (*earlier)->phase), "id", ""});
+  std::int64_t seq = 0;
+  {
+    std::lock_guard lock(s.mutex);
+    if (job.id.empty()) job.id = fmt::format("job-{}", s.last_seq + 1);
+    if (const auto found = s.live.find(job.id); found != s.live.end()) {
+      return unexpected(ApiError{
+          409, fmt::format("a job with id `{}` is already {}", job.id, job_phase_name(found->second.phase)), "id", ""});
+    }
+    if (s.inflight.count(job.id)) {
+      return unexpected(ApiError{409, fmt::format("a job with id `{}` is being submitted", job.id), "id", ""});
+    }
+    if (s.known_ids.count(job.id)) {
+      return unexpected(ApiError{
+          409, fmt::format("a job with id `{}` was submitted before (ids are never reused)", job.id), "id", ""});
+    }
+    seq = ++s.last_seq;
+    s.inflight.insert(job.id);
   }
   JobRecord record;
   record.seq = seq;
@@ -329,10 +392,20 @@ Expected<JobRequest, ApiError> Service::submit(JobRequest job, Seconds now) {
   Write write;
   write.events.push_back(StoredEvent{now, "submit", job.id, job_json(job).dump()});
   write.jobs.push_back(s.stored(job.id, record));
-  if (auto error = s.store->commit(write)) return unexpected(server_error("the job", *error));
-  s.last_seq = seq;
-  s.by_seq.emplace(seq, job.id);
-  s.live.emplace(job.id, std::move(record));
+  // Acknowledged once committed, in a group with the submissions that came meanwhile.
+  const std::optional<std::string> error = s.commit_grouped(write, [&s, &job, &record] {
+    s.inflight.erase(job.id);
+    s.known_ids.insert(job.id);
+    s.by_seq.emplace(record.seq, job.id);
+    s.live.emplace(job.id, std::move(record));
+    s.fresh.push_back(job.id);
+    ++s.pending_count;
+  });
+  if (error) {
+    std::lock_guard lock(s.mutex);
+    s.inflight.erase(job.id);
+    return unexpected(server_error("the job", *error));
+  }
   return job;
 }
 
@@ -363,6 +436,7 @@ std::optional<ApiError> Service::cancel(const std::string& id, Seconds now) {
   record.ended = now;
   write.jobs.push_back(s.stored(id, record));
   if (auto error = s.store->commit(write)) return server_error("the cancellation", *error);
+  s.pending_count -= record.run ? 0 : 1;
   s.forget(id);
   return std::nullopt;
 }
@@ -457,22 +531,38 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   const auto started_at = std::chrono::steady_clock::now();
   const runtime::PolicySlot::Running running = impl_->slot.running();
   const CompiledPolicy& policy = *running.policy;
-  std::lock_guard lock(impl_->mutex);
   Impl& s = *impl_;
-  if (s.last_cycle) now = std::max(now, *s.last_cycle);
-  if (auto error = s.open_ledger(policy)) return unexpected(*error);
+  // One cycle at a time. The live state is locked only to copy it and, after
+  // the cycle, to fold its decisions in: submissions and reads go on meanwhile.
+  std::lock_guard cycle_lock(s.cycle_mutex);
+  ClusterState state;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.last_cycle) now = std::max(now, *s.last_cycle);
+    state = s.live_state(now);
+  }
   CycleReport report;
-  ClusterState state = s.live_state(now);
+  runtime::LedgerConfig config;
+  {
+    std::lock_guard ledger_lock(s.ledger_mutex);
+    if (auto error = s.open_ledger(policy)) return unexpected(*error);
+    config = s.ledger->ledger().config();
+  }
   std::vector<const RunningJob*> holding;
-  for (const RunningJob& job : state.running) {
-    const std::optional<Seconds> mark = s.ledger->ledger().charged_until(job.request.id);
-    if (!mark || *mark < job.started || now - *mark >= s.options.charge_every) holding.push_back(&job);
+  {
+    std::lock_guard ledger_lock(s.ledger_mutex);
+    for (const RunningJob& job : state.running) {
+      const std::optional<Seconds> mark = s.ledger->ledger().charged_until(job.request.id);
+      if (!mark || *mark < job.started || now - *mark >= s.options.charge_every) holding.push_back(&job);
+    }
   }
   auto charged = s.charge(holding, now);
   if (!charged) return unexpected(charged.error());
   report.charged = *charged;
-  const runtime::LedgerConfig& config = s.ledger->ledger().config();
-  state.usage = s.ledger->ledger().usage_by_account(now);
+  {
+    std::lock_guard ledger_lock(s.ledger_mutex);
+    state.usage = s.ledger->ledger().usage_by_account(now);
+  }
   runtime::EntitlementBook* book = s.entitlement_book(policy);
   if (book) state.debt = book->debt_in_window(now, config.window);
   state.owed = runtime::sum_in_window(s.owed_hours, now, config.window);
@@ -482,52 +572,47 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
 
   // The debt since the last cycle, at this cycle's loads.
   Write write;
-  runtime::DebtHours debt, owed;
-  if (book && s.last_cycle && *s.last_cycle < now && now - *s.last_cycle <= kMaxAccountingGap) {
+  if (book && s.last_cycle && *s.last_cycle < now && now - *s.last_cycle <= s.options.max_accounting_gap) {
     book->load(state, config.unit);
     book->step(*s.last_cycle, now, runtime::capacity_rate(config.unit, state.inventory));
     write.debt = book->last_step_debt();
     write.owed = book->last_step_owed();
   }
   write.forget_hours_before = (now - config.window) / 3600;
-
   ClusterState after = state;
   runtime::apply_decisions(after, result);
   const std::int64_t cycle = static_cast<std::int64_t>(s.cycles + 1);
-  for (const runtime::Decision& decision : result.decisions) {
-    if (decision.kind == runtime::DecisionKind::skip) continue;
-    Json record{{"kind", runtime::decision_kind_name(decision.kind)}};
-    runtime::audit::add_decision(record, decision, state.inventory);
-    write.decisions.push_back(StoredDecision{0, cycle, now, runtime::decision_kind_name(decision.kind), decision.job_id,
-                                             runtime::audit::dump(record, -1)});
-    report.starts += decision.kind == runtime::DecisionKind::start;
-    report.preemptions += decision.kind == runtime::DecisionKind::preempt;
-  }
-  // Every job whose phase, run or stop changed.
+
+  // What the cycle changed, against the copy it ran on: starts, stops decided, requeues.
+  std::unordered_map<std::string_view, const RunningJob*> before_running, after_running;
+  for (const RunningJob& job : state.running) before_running.emplace(job.request.id, &job);
+  for (const RunningJob& job : after.running) after_running.emplace(job.request.id, &job);
+  std::unordered_map<std::string_view, const JobRequest*> after_pending;
+  for (const JobRequest& job : after.pending) after_pending.emplace(job.id, &job);
+
+  std::lock_guard lock(s.mutex);
+  // Fold the changes into the live state, each only if its job is still as
+  // the cycle saw it (a job finished, cancelled or checkpointed meanwhile
+  // keeps what happened to it; a start on a node gone down meanwhile waits).
   std::map<std::string, JobRecord> changed;
-  std::unordered_map<std::string_view, const RunningJob*> running_after;
-  for (const RunningJob& job : after.running) running_after.emplace(job.request.id, &job);
-  std::vector<const RunningJob*> requeued;
+  std::set<std::string> dropped;
   for (const RunningJob& job : state.running) {
-    if (running_after.find(job.request.id) == running_after.end()) requeued.push_back(&job);
-  }
-  // A requeued job is charged through its stop (a charge_every may have skipped it above).
-  for (const RunningJob* job : requeued) {
-    auto done = s.charge({job}, std::min(now, job->stopping_at.value_or(now)));
-    if (!done) return unexpected(done.error());
-    report.charged += *done;
-  }
-  for (const RunningJob& job : state.running) {
-    const auto now_running = running_after.find(job.request.id);
-    JobRecord record = s.live.at(job.request.id);
-    if (now_running == running_after.end()) {
-      // Requeued: its stop time came.
-      const auto back = std::find_if(after.pending.begin(), after.pending.end(),
-                                     [&](const JobRequest& pending) { return pending.id == job.request.id; });
+    const auto live = s.live.find(job.request.id);
+    const bool unchanged = live != s.live.end() && live->second.phase == JobPhase::running && live->second.run &&
+                           live->second.run->started == job.started;
+    const auto now_running = after_running.find(job.request.id);
+    if (now_running == after_running.end()) {
+      if (!unchanged) continue;
+      // Requeued: its stop time came. Charged through its stop (charge_every may have skipped it).
+      auto done = s.charge({&*live->second.run}, std::min(now, job.stopping_at.value_or(now)));
+      if (!done) return unexpected(done.error());
+      report.charged += *done;
+      JobRecord record = live->second;
       record.phase = JobPhase::pending;
       record.run.reset();
       record.confirmed = false;
-      if (back != after.pending.end()) record.request = *back;
+      if (const auto back = after_pending.find(job.request.id); back != after_pending.end())
+        record.request = *back->second;
       Json requeue{{"kind", "requeue"},
                    {"job", job.request.id},
                    {"nodes", runtime::audit::node_names(state.inventory, job.nodes)},
@@ -536,18 +621,39 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
       ++report.requeued;
       changed.emplace(job.request.id, std::move(record));
     } else if (now_running->second->stopping_at != job.stopping_at) {
-      record.run = *now_running->second;
+      if (!unchanged) {
+        dropped.insert(job.request.id);
+        continue;
+      }
+      JobRecord record = live->second;
+      record.run->stopping_at = now_running->second->stopping_at;
       changed.emplace(job.request.id, std::move(record));
     }
   }
   for (const RunningJob& job : after.running) {
-    JobRecord& live = s.live.at(job.request.id);
-    if (live.phase == JobPhase::pending) {
-      JobRecord record = live;
-      record.phase = JobPhase::running;
-      record.run = job;
-      changed.emplace(job.request.id, std::move(record));
+    if (before_running.count(job.request.id)) continue;
+    const auto live = s.live.find(job.request.id);
+    const bool waiting = live != s.live.end() && live->second.phase == JobPhase::pending;
+    const bool nodes_up = std::all_of(job.nodes.begin(), job.nodes.end(), [&](int node) {
+      return s.inventory.nodes[static_cast<std::size_t>(node)].state == runtime::NodeState::up;
+    });
+    if (!waiting || !nodes_up) {
+      dropped.insert(job.request.id);
+      continue;
     }
+    JobRecord record = live->second;
+    record.phase = JobPhase::running;
+    record.run = job;
+    changed.emplace(job.request.id, std::move(record));
+  }
+  for (const runtime::Decision& decision : result.decisions) {
+    if (decision.kind == runtime::DecisionKind::skip || dropped.count(decision.job_id)) continue;
+    Json record{{"kind", runtime::decision_kind_name(decision.kind)}};
+    runtime::audit::add_decision(record, decision, state.inventory);
+    write.decisions.push_back(StoredDecision{0, cycle, now, runtime::decision_kind_name(decision.kind), decision.job_id,
+                                             runtime::audit::dump(record, -1)});
+    report.starts += decision.kind == runtime::DecisionKind::start;
+    report.preemptions += decision.kind == runtime::DecisionKind::preempt;
   }
   for (const auto& [id, record] : changed) write.jobs.push_back(s.stored(id, record));
   const bool sample = !s.last_sample || now - *s.last_sample >= s.options.sample_every;
@@ -560,8 +666,9 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
     write.meta.emplace_back("last_sample", std::to_string(now));
   }
   Json reservations = Json::array();
-  for (const runtime::Reservation& reservation : result.reservations)
+  for (const runtime::Reservation& reservation : result.reservations) {
     reservations.push_back(reservation_json(reservation));
+  }
   write.meta.emplace_back("reservations", reservations.dump());
   write.meta.emplace_back("last_cycle", std::to_string(now));
   write.meta.emplace_back("cycles", std::to_string(cycle));
@@ -575,6 +682,8 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   s.last_cycle = now;
   if (sample) s.last_sample = now;
   s.cycles = static_cast<std::uint64_t>(cycle);
+  s.pending_count = 0;
+  for (const auto& [id, record] : s.live) s.pending_count += record.phase == JobPhase::pending;
   s.order.clear();
   s.ranked.clear();
   for (std::size_t i = 0; i < result.ranked_job_ids.size(); ++i) {
@@ -584,6 +693,8 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
     s.ranked.emplace(id, std::make_pair(s.order.size(), result.ranks[i]));
     s.order.push_back(id);
   }
+  // Submitted while the cycle ran: still unranked, still after the ranking.
+  std::erase_if(s.fresh, [&](const std::string& id) { return s.ranked.count(id) > 0 || !s.live.count(id); });
   report.cycle = s.cycles;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
   auto view = std::make_shared<View>();
@@ -612,12 +723,18 @@ std::shared_ptr<const View> Service::view() const {
 }
 
 Expected<JobRecord, ApiError> Service::job(const std::string& id) const {
-  std::lock_guard lock(impl_->mutex);
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (const auto found = impl_->live.find(id); found != impl_->live.end()) return found->second;
+  }
+  // Ended jobs are read from the store, without holding up the live state.
   const Impl& s = *impl_;
-  if (const auto found = s.live.find(id); found != s.live.end()) return found->second;
   auto stored = s.store->job(id);
   if (!stored) return unexpected(ApiError{503, stored.error(), "", ""});
-  if (!*stored) return unexpected(ApiError{404, fmt::format("no job `{}`", id), "", s.suggestion(id)});
+  if (!*stored) {
+    std::lock_guard lock(impl_->mutex);
+    return unexpected(ApiError{404, fmt::format("no job `{}`", id), "", s.suggestion(id)});
+  }
   auto record = record_from_text((*stored)->record, (*stored)->seq, s.inventory);
   if (!record)
     return unexpected(ApiError{500, fmt::format("job `{}` in the database: {}", id, record.error()), "", ""});
@@ -629,23 +746,32 @@ QueuePage Service::queue(std::size_t offset, std::size_t limit) const {
   const Impl& s = *impl_;
   QueuePage page;
   page.cycle = s.cycles;
-  std::size_t index = 0;
-  auto take = [&](const std::string& id, std::optional<std::size_t> position, std::optional<double> rank) {
-    if (index >= offset && page.jobs.size() < limit) page.jobs.push_back({s.live.at(id).request, position, rank});
-    ++index;
-  };
-  for (const std::string& id : s.order) {
+  page.total = s.pending_count;
+  // The cursor walks the last cycle's ranking, then what was submitted since;
+  // entries no longer waiting are passed over. O(limit + passed over).
+  const std::size_t ranked = s.order.size(), end = ranked + s.fresh.size();
+  std::size_t index = offset;
+  for (; index < end && page.jobs.size() < limit; ++index) {
+    const bool in_ranking = index < ranked;
+    const std::string& id = in_ranking ? s.order[index] : s.fresh[index - ranked];
     const auto found = s.live.find(id);
     if (found == s.live.end() || found->second.phase != JobPhase::pending) continue;
-    const auto& [position, rank] = s.ranked.at(id);
-    take(id, position, rank);
+    if (in_ranking) {
+      const auto& [position, rank] = s.ranked.at(id);
+      page.jobs.push_back({found->second.request, position, rank});
+    } else {
+      page.jobs.push_back({found->second.request, std::nullopt, std::nullopt});
+    }
   }
-  for (const auto& [seq, id] : s.by_seq) {
-    if (s.live.at(id).phase != JobPhase::pending || s.ranked.count(id)) continue;
-    take(id, std::nullopt, std::nullopt);
+  // More may wait beyond: the next page starts where this one stopped looking.
+  for (std::size_t next = index; next < end; ++next) {
+    const std::string& id = next < ranked ? s.order[next] : s.fresh[next - ranked];
+    const auto found = s.live.find(id);
+    if (found != s.live.end() && found->second.phase == JobPhase::pending) {
+      page.next = index;
+      break;
+    }
   }
-  page.total = index;
-  if (offset + page.jobs.size() < page.total) page.next = offset + page.jobs.size();
   return page;
 }
 

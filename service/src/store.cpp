@@ -137,11 +137,13 @@ Expected<std::unique_ptr<Store>, std::string> Store::open(const std::string& pat
   return std::unique_ptr<Store>(new Store(std::move(*db)));
 }
 
-std::optional<std::string> Store::commit(const Write& write) {
+std::optional<std::string> Store::commit(const Write& write) { return commit_all({&write}); }
+
+std::optional<std::string> Store::commit_all(const std::vector<const Write*>& writes) {
   std::lock_guard lock(mutex_);
   const SqliteConnection& db = *db_;
   if (auto error = db.execute("BEGIN IMMEDIATE")) return error;
-  auto body = [&]() -> std::optional<std::string> {
+  auto store = [&](const Write& write) -> std::optional<std::string> {
     for (const StoredEvent& event : write.events) {
       if (auto error = run(db, "INSERT INTO serve_events (at, kind, job_id, body) VALUES (?1, ?2, ?3, ?4)",
                            {event.at, event.kind, event.job_id, event.body})) {
@@ -202,6 +204,12 @@ std::optional<std::string> Store::commit(const Write& write) {
     }
     return std::nullopt;
   };
+  auto body = [&]() -> std::optional<std::string> {
+    for (const Write* write : writes) {
+      if (auto error = store(*write)) return error;
+    }
+    return std::nullopt;
+  };
   if (auto error = body()) {
     db.execute("ROLLBACK");
     return error;
@@ -230,11 +238,11 @@ Expected<std::optional<StoredJob>, std::string> Store::job(const std::string& id
   return or_error(std::move(error), std::move(job));
 }
 
-Expected<std::vector<std::string>, std::string> Store::job_ids(std::size_t limit) const {
+Expected<std::vector<std::string>, std::string> Store::job_ids(std::int64_t limit) const {
   std::lock_guard lock(mutex_);
   std::vector<std::string> ids;
-  auto error = each_row(*db_, "SELECT id FROM serve_jobs ORDER BY seq DESC LIMIT ?1",
-                        {static_cast<std::int64_t>(limit)}, [&](const Statement& row) { ids.push_back(row.text(0)); });
+  auto error = each_row(*db_, "SELECT id FROM serve_jobs ORDER BY seq DESC LIMIT ?1", {limit},
+                        [&](const Statement& row) { ids.push_back(row.text(0)); });
   return or_error(std::move(error), std::move(ids));
 }
 

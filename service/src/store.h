@@ -79,13 +79,15 @@ class Store {
 
   // Commits `write` in one transaction; the reason on failure (then nothing of it is stored).
   std::optional<std::string> commit(const Write& write);
+  // Commits every one of `writes` in one transaction (a group commit): all or none.
+  std::optional<std::string> commit_all(const std::vector<const Write*>& writes);
 
   // Jobs not yet ended (pending or running), in submission order.
   Expected<std::vector<StoredJob>, std::string> live_jobs() const;
   // One job's row, whatever its phase.
   Expected<std::optional<StoredJob>, std::string> job(const std::string& id) const;
-  // Every job id ever submitted (for suggestions), at most `limit`.
-  Expected<std::vector<std::string>, std::string> job_ids(std::size_t limit) const;
+  // Job ids, newest first, at most `limit` (suggestions; every id at open).
+  Expected<std::vector<std::string>, std::string> job_ids(std::int64_t limit) const;
   // The greatest job sequence number so far (0 when none).
   Expected<std::int64_t, std::string> last_job_seq() const;
   // Decisions with seq > `since`, at most `limit`, oldest first.

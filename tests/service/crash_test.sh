@@ -10,37 +10,19 @@ set -euo pipefail
 allot="$1"
 rounds="${2:-${ALLOT_CRASH_ROUNDS:-6}}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-for tool in curl sqlite3; do
-  command -v "$tool" >/dev/null || { echo "crash_test: $tool is not installed; skipped"; exit 77; }
-done
-work="$(mktemp -d)"
-pid=""
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
-  jobs -p | xargs -r kill 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/token"
-chmod 600 "$work/token"
+source "$root/tests/service/serve_support.sh"
+require crash_test curl sqlite3
+make_token "$work/token"
 token="$(cat "$work/token")"
 : > "$work/submitted"
 : > "$work/finished"
+pid=""
 
 start_server() {
-  local log="$work/server.$1.log"
-  : > "$log"  # there before the loop below reads it
-  "$allot" serve --policy "$root/policies/saas.allot" --cluster "$root/examples/clusters/saas-8gpu.toml" \
-    --db "$work/serve.db" --token-file "$work/token" --listen 127.0.0.1:0 --interval 1s --charge-every 1s \
-    --durability process-crash --rate-limit 0 --read-rate-limit 0 > "$log" 2>&1 &
-  pid=$!
-  for _ in $(seq 100); do
-    port="$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$log")"
-    [ -n "$port" ] && return 0
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "crash_test: the server did not start:"; cat "$log"; exit 1
+  serve_start "$work/server.$1.log" --policy "$root/policies/saas.allot" \
+    --cluster "$root/examples/clusters/saas-8gpu.toml" --db "$work/serve.db" --token-file "$work/token" \
+    --listen 127.0.0.1:0 --interval 1s --charge-every 1s --durability process-crash --rate-limit 0 --read-rate-limit 0
+  pid="${pids[-1]}"
 }
 
 # Submits until the server goes away; records each id it acknowledged.

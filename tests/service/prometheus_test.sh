@@ -7,28 +7,9 @@
 set -euo pipefail
 allot="$1"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-for tool in prometheus promtool curl; do
-  command -v "$tool" >/dev/null || { echo "prometheus_test: $tool is not installed; skipped"; exit 77; }
-done
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-: > "$work/allot.log"
-"$allot" serve --demo --speed 3000 --interval 1s --listen 127.0.0.1:0 --db "$work/demo.db" > "$work/allot.log" 2>&1 &
-pids+=($!)
-port=""
-for _ in $(seq 100); do
-  port="$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$work/allot.log")"
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "prometheus_test: allot serve did not start:"; cat "$work/allot.log"; exit 1; }
+source "$root/tests/service/serve_support.sh"
+require prometheus_test prometheus promtool curl
+serve_start "$work/allot.log" --demo --speed 3000 --interval 1s --listen 127.0.0.1:0 --db "$work/demo.db"
 sleep 2
 curl -sf "http://127.0.0.1:$port/metrics" > "$work/metrics.txt"
 promtool check metrics < "$work/metrics.txt"

@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -124,6 +125,7 @@ class Served {
     return client_->Post(path, headers, text, "text/plain");
   }
   httplib::Client& client() { return *client_; }
+  int port() const { return server_->bound_port(); }
   json get_json(const std::string& path, int status = 200) {
     auto result = get(path);
     REQUIRE(result);
@@ -558,6 +560,49 @@ TEST_CASE("Past its rate a token's writes and an address's reads get 429 with Re
   // Only the two accepted submissions are stored.
   served.cycle();
   CHECK(served.service().jobs("product", "", 10)->size() == 2);
+}
+
+TEST_CASE("Submissions, events, reads and cycles at once: every acknowledged job is kept, once",
+          "[service][concurrency]") {
+  Served served;
+  constexpr int kThreads = 4, kEach = 60;
+  std::atomic<int> acknowledged{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kThreads; ++t) {
+    clients.emplace_back([&, t] {
+      httplib::Client client("127.0.0.1", served.port());
+      httplib::Headers headers{{"Authorization", std::string("Bearer ") + kToken}};
+      for (int i = 0; i < kEach; ++i) {
+        json job = train(t % 2 ? "product" : "exploration/ana", 1);
+        job["id"] = "c" + std::to_string(t) + "-" + std::to_string(i);
+        auto result = client.Post("/jobs", headers, job.dump(), "application/json");
+        if (result && result->status == 201) ++acknowledged;
+        if (i % 10 == 0) client.Get("/queue?limit=100");
+      }
+    });
+  }
+  for (int cycle = 0; cycle < 20; ++cycle) {
+    served.cycle();
+    served.now += 60;
+    // Finish whatever runs, as an executor would, while the submissions go on.
+    const auto running = served.service().jobs("", "running", 100);
+    REQUIRE(running);
+    for (const JobRecord& record : *running) {
+      served.service().record_event(Event{"finished", record.request.id, "", std::nullopt}, served.now);
+    }
+  }
+  for (std::thread& client : clients) client.join();
+  served.cycle();
+  CHECK(acknowledged == kThreads * kEach);
+  std::set<std::string> ids;
+  const auto all = served.service().jobs("", "", 1000);
+  REQUIRE(all);
+  for (const JobRecord& record : *all) ids.insert(record.request.id);
+  CHECK(ids.size() == kThreads * kEach);
+  served.reopen();
+  const auto stored = served.service().jobs("", "", 1000);
+  REQUIRE(stored);
+  CHECK(stored->size() == kThreads * kEach);
 }
 
 TEST_CASE("A unified diff shows each change with its context", "[service]") {

@@ -62,6 +62,9 @@ struct ServiceOptions {
   Seconds charge_every = 60;
   // How often each account's standing is sampled for the chart over time.
   Seconds sample_every = 300;
+  // Debt is stepped over the time between two cycles at the later one's
+  // loads; after a longer gap (the service was down) that time is not counted.
+  Seconds max_accounting_gap = 15 * 60;
 };
 
 enum class JobPhase { pending, running, finished, failed, cancelled };
