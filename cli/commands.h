@@ -134,6 +134,8 @@ struct ServeArguments {
   std::uint64_t seed = 1;                // --demo: the scenario's seed
   double rate_limit = 500;               // mutating requests a second per token (0: off)
   double read_rate_limit = 100;          // reads a second per client address (0: off)
+  std::string webhook;                   // push the decision feed here (http://HOST:PORT/PATH), if set
+  std::string webhook_token_file;        // the bearer token sent with each push, if set
 };
 int run_serve(const ServeArguments& arguments);
 

@@ -284,6 +284,13 @@ int main(int argc, char** argv) {
   serve_command->add_option("--speed", serve.speed, "--demo: virtual seconds per real second (default 300)")
       ->check(CLI::Range(1.0, 100000.0));
   serve_command->add_option("--seed", serve.seed, "--demo: the scenario's seed (default 1)");
+  serve_command->add_option(
+      "--webhook", serve.webhook,
+      "Push the decision feed to this http://HOST:PORT/PATH as it grows (at least once, in order)");
+  serve_command
+      ->add_option("--webhook-token-file", serve.webhook_token_file,
+                   "A file (mode 600) whose first line is the bearer token sent with each push")
+      ->check(kPath);
   serve_command
       ->add_option("--rate-limit", serve.rate_limit,
                    "Mutating requests a second a token may make, twice that at once (default 500; 0: no limit)")

@@ -226,6 +226,24 @@ int run_serve(const ServeArguments& given) {
     return 2;
   }
   service::Service& service = **opened;
+  std::optional<service::WebhookPusher> pusher;
+  if (!arguments.webhook.empty()) {
+    auto target = service::parse_webhook_url(arguments.webhook);
+    if (!target) {
+      std::cerr << "allot: " << target.error() << '\n';
+      return 2;
+    }
+    if (!arguments.webhook_token_file.empty()) {
+      auto webhook_token = read_token(arguments.webhook_token_file);
+      if (!webhook_token) {
+        std::cerr << "allot: --webhook-token-file: " << webhook_token.error() << '\n';
+        return 2;
+      }
+      target->token = std::move(*webhook_token);
+    }
+    pusher.emplace(service, std::move(*target), [](const std::string& line) { log(line); });
+    log(fmt::format("pushing the decision feed to {} from entry {}", arguments.webhook, pusher->delivered() + 1));
+  }
 
   // A posted policy is compiled on the HTTP worker that received it, never on the
   // cycle's thread. It is taken to live in an empty private folder: its own
@@ -289,6 +307,7 @@ int run_serve(const ServeArguments& given) {
     if (report) {
       metrics.cycle_done(*report, *service.view());
       health.mark_ready();
+      if (pusher) pusher->poke();
     } else {
       ++failures;
       metrics.cycle_failed();

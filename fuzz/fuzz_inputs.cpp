@@ -1,6 +1,7 @@
 // libFuzzer harness for every reader of operator and planner input beyond the
 // policy front end: state snapshots, inventories, trace CSVs, replay maps,
-// Slurm mapping files, sacctmgr dumps and the SQLite ledger. The first byte
+// Slurm mapping files, sacctmgr dumps, the SQLite ledger and `allot serve`'s
+// job bodies (POST /jobs) and job records. The first byte
 // picks the reader; the rest is the file. Whatever the bytes, a reader returns
 // a value or an error naming the file (never crashes, hangs or throws), every
 // error is printable, and what the snapshot writer writes reads back the same.
@@ -16,10 +17,12 @@
 
 #include "allot/durable_ledger.h"
 #include "allot/inventory.h"
+#include "allot/service.h"
 #include "allot/simulator.h"
 #include "allot/slurm.h"
 #include "allot/slurm_import.h"
 #include "allot/snapshot.h"
+#include "job_json.h"
 
 namespace {
 
@@ -82,12 +85,36 @@ void ledger(std::string_view bytes) {
   if (!opened) check_printable(opened.error().message);
 }
 
+// A POST /jobs body: refused with a printable reason naming a field, or read
+// into a job whose JSON reads back into the same job; and the store's record
+// of it reads back the same too.
+void serve_job(std::string_view text) {
+  const nlohmann::json body = nlohmann::json::parse(text, nullptr, false);
+  if (body.is_discarded()) return;
+  constexpr allot::runtime::Seconds kNow = 1'796'083'200;  // 2026-12-01
+  auto job = allot::service::job_from_json(body, kNow);
+  // Refused: the answer's JSON can always be written, as the API writes it.
+  if (!job)
+    return (void)allot::service::error_json(job.error()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string written = allot::service::job_json(*job).dump();
+  auto again = allot::service::job_from_json(nlohmann::json::parse(written), kNow);
+  if (!again) fail("a written job does not read back", again.error().message + "\n" + written);
+  if (allot::service::job_json(*again).dump() != written) fail("job JSON is not stable", written);
+  if (job->id.empty()) return;  // the service names it before storing it
+  allot::service::JobRecord record;
+  record.request = *job;
+  const allot::runtime::Inventory none;
+  auto stored = allot::service::record_from_text(allot::service::record_text(record, none), 1, none);
+  if (!stored) fail("a job record does not read back", stored.error());
+  if (allot::service::job_json(stored->request).dump() != written) fail("a job record changes the job", written);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0:
       snapshot(text);
       break;
@@ -106,8 +133,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 5:
       dump(text);
       break;
-    default:
+    case 6:
       ledger(text);
+      break;
+    default:
+      serve_job(text);
       break;
   }
   return 0;

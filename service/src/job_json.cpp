@@ -150,7 +150,7 @@ std::string record_text(const JobRecord& record, const runtime::Inventory& inven
   if (record.ended != 0) json["ended"] = record.ended;
   if (record.last_progress) json["last_progress"] = *record.last_progress;
   if (record.confirmed) json["confirmed"] = true;
-  return json.dump();
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 Expected<JobRecord, std::string> record_from_text(const std::string& text, std::int64_t seq,

@@ -4,6 +4,7 @@
 // before memory changes, under one mutex; the cycle publishes a View that
 // readers use without the mutex.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <limits>
@@ -390,7 +391,7 @@ Expected<JobRequest, ApiError> Service::submit(JobRequest job, Seconds now) {
   record.seq = seq;
   record.request = job;
   Write write;
-  write.events.push_back(StoredEvent{now, "submit", job.id, job_json(job).dump()});
+  write.events.push_back(StoredEvent{now, "submit", job.id, runtime::audit::dump(job_json(job), -1)});
   write.jobs.push_back(s.stored(job.id, record));
   // Acknowledged once committed, in a group with the submissions that came meanwhile.
   const std::optional<std::string> error = s.commit_grouped(write, [&s, &job, &record] {
@@ -430,7 +431,8 @@ std::optional<ApiError> Service::cancel(const std::string& id, Seconds now) {
               {"account", record.request.account},
               {"nodes", runtime::audit::node_names(s.inventory, record.run->nodes)},
               {"reason", "cancelled through the API: stop it now"}};
-    write.decisions.push_back(StoredDecision{0, static_cast<std::int64_t>(s.cycles), now, "cancel", id, stop.dump()});
+    write.decisions.push_back(
+        StoredDecision{0, static_cast<std::int64_t>(s.cycles), now, "cancel", id, runtime::audit::dump(stop, -1)});
   }
   record.phase = JobPhase::cancelled;
   record.ended = now;
@@ -466,7 +468,7 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
                                      : event.kind == "node_down" ? runtime::NodeState::down
                                                                  : runtime::NodeState::drain;
     body["node"] = event.node;
-    write.events.push_back(StoredEvent{at, event.kind, "", body.dump()});
+    write.events.push_back(StoredEvent{at, event.kind, "", runtime::audit::dump(body, -1)});
     write.nodes.emplace_back(event.node, runtime::node_state_name(state));
     if (auto error = s.store->commit(write)) return server_error("the event", *error);
     s.inventory.nodes[*node].state = state;
@@ -495,7 +497,7 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
                     "at", ""};
   }
   body["job"] = event.job;
-  write.events.push_back(StoredEvent{at, event.kind, event.job, body.dump()});
+  write.events.push_back(StoredEvent{at, event.kind, event.job, runtime::audit::dump(body, -1)});
   bool ends = false;
   if (event.kind == "started") {
     record.confirmed = true;
@@ -617,7 +619,8 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
                    {"job", job.request.id},
                    {"nodes", runtime::audit::node_names(state.inventory, job.nodes)},
                    {"reason", "its stop time came: it is back in the queue"}};
-      write.decisions.push_back(StoredDecision{0, cycle, now, "requeue", job.request.id, requeue.dump()});
+      write.decisions.push_back(
+          StoredDecision{0, cycle, now, "requeue", job.request.id, runtime::audit::dump(requeue, -1)});
       ++report.requeued;
       changed.emplace(job.request.id, std::move(record));
     } else if (now_running->second->stopping_at != job.stopping_at) {
@@ -669,7 +672,7 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   for (const runtime::Reservation& reservation : result.reservations) {
     reservations.push_back(reservation_json(reservation));
   }
-  write.meta.emplace_back("reservations", reservations.dump());
+  write.meta.emplace_back("reservations", runtime::audit::dump(reservations, -1));
   write.meta.emplace_back("last_cycle", std::to_string(now));
   write.meta.emplace_back("cycles", std::to_string(cycle));
   if (auto error = s.store->commit(write)) return unexpected(*error);
@@ -799,6 +802,21 @@ Expected<std::vector<std::string>, std::string> Service::decisions_tail(std::siz
   auto rows = impl_->store->decisions_tail(count);
   if (!rows) return unexpected(rows.error());
   return feed_entries(*rows);
+}
+
+std::int64_t Service::webhook_position() const {
+  auto value = impl_->store->meta("webhook_seq");
+  if (!value || !*value) return 0;
+  std::int64_t seq = 0;
+  const std::string& text = **value;
+  std::from_chars(text.data(), text.data() + text.size(), seq);
+  return seq;
+}
+
+std::optional<std::string> Service::set_webhook_position(std::int64_t seq) {
+  Write write;
+  write.meta.emplace_back("webhook_seq", std::to_string(seq));
+  return impl_->store->commit(write);
 }
 
 Expected<std::vector<Sample>, std::string> Service::samples(Seconds since, std::size_t limit) const {

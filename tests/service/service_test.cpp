@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -603,6 +604,83 @@ TEST_CASE("Submissions, events, reads and cycles at once: every acknowledged job
   const auto stored = served.service().jobs("", "", 1000);
   REQUIRE(stored);
   CHECK(stored->size() == kThreads * kEach);
+}
+
+TEST_CASE("The feed is pushed to a webhook in order, retried until delivered, from where it stopped", "[service]") {
+  std::mutex mutex;
+  std::vector<std::int64_t> seqs;
+  std::vector<std::string> kinds;
+  std::string authorization;
+  std::atomic<int> answer{200};
+  http::ServerOptions options;
+  options.worker_threads = 2;
+  options.max_body_bytes = 1 << 20;
+  http::HttpServer receiver(options);
+  receiver.route("POST", "/hook", [&](const http::Request& request) {
+    if (answer == 200) {
+      std::lock_guard lock(mutex);
+      authorization = request.header("authorization");
+      const json batch = json::parse(request.body);
+      for (const auto& entry : batch.at("decisions")) {
+        seqs.push_back(entry.at("seq"));
+        kinds.push_back(entry.at("kind"));
+      }
+    }
+    return http::Response{answer.load(), "text/plain", "", {}};
+  });
+  REQUIRE_FALSE(receiver.start("127.0.0.1:0"));
+  const auto wait_for = [](const WebhookPusher& pusher, std::int64_t seq) {
+    for (int i = 0; i < 100 && pusher.delivered() < seq; ++i) std::this_thread::sleep_for(50ms);
+    return pusher.delivered();
+  };
+
+  Served served;
+  auto target = parse_webhook_url("http://127.0.0.1:" + std::to_string(receiver.bound_port()) + "/hook");
+  REQUIRE(target);
+  target->token = "hook-token-0123456789";
+  const std::string first = served.submit(train("product", 4));
+  served.submit(train("platform", 4));
+  served.cycle();  // two starts: entries 1 and 2
+  {
+    WebhookPusher pusher(served.service(), *target, {});
+    pusher.poke();
+    CHECK(wait_for(pusher, 2) == 2);
+  }
+  {
+    std::lock_guard lock(mutex);
+    CHECK(seqs == std::vector<std::int64_t>{1, 2});
+    CHECK(kinds == std::vector<std::string>{"start", "start"});
+    CHECK(authorization == "Bearer hook-token-0123456789");
+  }
+  CHECK(served.service().webhook_position() == 2);
+
+  // The receiver fails for a while: the entry waits, then arrives once it answers 200.
+  answer = 503;
+  REQUIRE(served.remove("/jobs/" + first)->status == 200);  // entry 3: its stop
+  {
+    WebhookPusher pusher(served.service(), *target, {});
+    pusher.poke();
+    std::this_thread::sleep_for(300ms);
+    CHECK(pusher.delivered() == 2);
+    answer = 200;
+    CHECK(wait_for(pusher, 3) == 3);  // the retry after the first backoff (1 s)
+  }
+  {
+    std::lock_guard lock(mutex);
+    CHECK(seqs == std::vector<std::int64_t>{1, 2, 3});
+    CHECK(kinds.back() == "cancel");
+  }
+  served.reopen();
+  CHECK(served.service().webhook_position() == 3);  // a restart goes on after it
+
+  for (const std::string bad : {"https://example.com:443/x", "http://example.com/x", "http://h:0/x", "ftp://h:1/x",
+                                "http://h:70000/x", "http://h:9/a b"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_webhook_url(bad));
+  }
+  auto bare = parse_webhook_url("http://127.0.0.1:9000");
+  REQUIRE(bare);
+  CHECK(bare->path == "/");
 }
 
 TEST_CASE("A unified diff shows each change with its context", "[service]") {

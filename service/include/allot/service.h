@@ -12,12 +12,15 @@
 // the ranking and the explanations use the view the last cycle published.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -201,6 +204,9 @@ class Service {
                                                      std::size_t limit) const;
   // The last `count` decisions of the feed, oldest first, as for decisions_since.
   Expected<std::vector<std::string>, std::string> decisions_tail(std::size_t count) const;
+  // The last feed entry the webhook delivered (0: none yet), kept in the database.
+  std::int64_t webhook_position() const;
+  std::optional<std::string> set_webhook_position(std::int64_t seq);
   // Samples since `since`, oldest first, at most `limit`.
   Expected<std::vector<Sample>, std::string> samples(Seconds since, std::size_t limit) const;
 
@@ -215,6 +221,55 @@ class Service {
   struct Impl;
   explicit Service(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+// The decision feed pushed to a webhook (docs/SERVE.md "Webhook"): a thread
+// that POSTs the feed entries after the last one delivered, in order, in
+// batches of up to 100, as {"decisions": [...]} (the entries of GET
+// /decisions), with `Authorization: Bearer <token>` when one is given. A batch
+// is delivered when the receiver answers 2xx; the position is then stored, so
+// a restart goes on after it. Anything else is retried with backoff (1 s,
+// doubling, at most 60 s): delivery is at least once, in order; a receiver
+// de-duplicates by `seq`.
+// Where and how to push.
+struct WebhookTarget {
+  std::string scheme_host_port;  // "http://127.0.0.1:9000"
+  std::string path;              // "/allot/decisions"
+  std::string token;             // sent as a bearer token, if not empty
+};
+
+// Reads an `http://HOST:PORT/PATH` URL (https is refused: this build's client
+// is plain HTTP; put a TLS proxy on loopback in front of a remote receiver).
+Expected<WebhookTarget, std::string> parse_webhook_url(const std::string& url);
+
+class WebhookPusher {
+ public:
+  // Starts pushing `service`'s feed from its stored position. `log` receives
+  // one line per change of state (delivering again after failures, failing).
+  WebhookPusher(Service& service, WebhookTarget target, std::function<void(const std::string&)> log);
+  ~WebhookPusher();  // stops and joins
+  WebhookPusher(const WebhookPusher&) = delete;
+  WebhookPusher& operator=(const WebhookPusher&) = delete;
+
+  // Wakes the pusher now (a cycle put decisions on the feed).
+  void poke();
+  // The last feed entry delivered.
+  std::int64_t delivered() const { return delivered_.load(); }
+
+ private:
+  void run();
+  // Pushes one batch; the reason when it was not delivered.
+  std::optional<std::string> push_once(bool& more);
+
+  Service& service_;
+  const WebhookTarget target_;
+  const std::function<void(const std::string&)> log_;
+  std::atomic<std::int64_t> delivered_{0};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool poked_ = false;
+  bool stopping_ = false;
+  std::thread thread_;
 };
 
 // How the API is served (allot serve's options).
