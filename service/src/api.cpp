@@ -222,10 +222,7 @@ Json overview_json(const Service& service, const View& view) {
   for (const runtime::RunningJob& job : view.state.running) {
     gpus_busy += static_cast<int>(job.nodes.size()) * job.request.gpus_per_node;
   }
-  Json leaves = Json::array();
-  for (const AccountInfo& account : view.policy->tables().accounts) {
-    if (account.leaf && !account.path.empty()) leaves.push_back(account.path);
-  }
+  const Json leaves = leaf_accounts(view.policy->tables());
   const QueuePage waiting = service.queue(0, 0);
   return Json{{"cycle", view.cycle},
               {"at", support::format_timestamp(view.at)},
@@ -240,7 +237,7 @@ Json overview_json(const Service& service, const View& view) {
                                {"gpus_busy", gpus_busy}}},
               {"pending", waiting.total},
               {"running", view.state.running.size()},
-              {"leaves", std::move(leaves)}};
+              {"leaves", leaves}};
 }
 
 // The policy running now (a swap shows at once, before the next cycle runs it).
@@ -479,13 +476,8 @@ void mount_api(http::HttpServer& server, Service& service, ApiOptions options) {
     const std::string account = text("account");
     if (!account.empty()) {
       // An account the policy does not have gets a suggestion, not an empty list.
-      std::vector<std::string> leaves;
-      bool known = false;
-      for (const AccountInfo& info : service.policy_slot().current()->tables().accounts) {
-        if (!info.leaf || info.path.empty()) continue;
-        leaves.push_back(info.path);
-        known = known || info.path == account;
-      }
+      const std::vector<std::string> leaves = leaf_accounts(service.policy_slot().current()->tables());
+      const bool known = std::find(leaves.begin(), leaves.end(), account) != leaves.end();
       if (!known) {
         return error_response(ApiError{404, fmt::format("`{}` is not a leaf account of the policy", account), "account",
                                        did_you_mean(account, leaves)});

@@ -204,6 +204,14 @@ Expected<JobRecord, std::string> record_from_text(const std::string& text, std::
   }
 }
 
+std::vector<std::string> leaf_accounts(const PolicyTables& tables) {
+  std::vector<std::string> leaves;
+  for (const AccountInfo& account : tables.accounts) {
+    if (account.leaf && !account.path.empty()) leaves.push_back(account.path);
+  }
+  return leaves;
+}
+
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
   return support::nearest_name(name, candidates);
 }

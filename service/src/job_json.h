@@ -5,11 +5,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "allot/expected.h"
 #include "allot/inventory.h"
+#include "allot/policy.h"
 #include "allot/service.h"
 
 namespace allot::service {
@@ -31,6 +33,9 @@ Json job_json(const runtime::JobRequest& job);
 std::string record_text(const JobRecord& record, const runtime::Inventory& inventory);
 Expected<JobRecord, std::string> record_from_text(const std::string& text, std::int64_t seq,
                                                   const runtime::Inventory& inventory);
+
+// The leaf accounts of a policy's tree (the accounts jobs run as), in policy order.
+std::vector<std::string> leaf_accounts(const PolicyTables& tables);
 
 // The key nearest to `name` among `candidates`, as "did you mean" text, or "".
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates);

@@ -343,25 +343,20 @@ Expected<std::unique_ptr<Service>, std::string> Service::open(ServiceOptions opt
 Expected<JobRequest, ApiError> Service::submit(JobRequest job, Seconds now) {
   const auto policy = impl_->slot.current();
   const PolicyTables& tables = policy->tables();
-  // What the cycle would skip forever is refused at the door, with a suggestion.
-  std::vector<std::string> leaves, classes;
-  bool account_known = false, class_known = false;
-  for (const AccountInfo& account : tables.accounts) {
-    if (!account.leaf || account.path.empty()) continue;
-    leaves.push_back(account.path);
-    account_known = account_known || account.path == job.account;
-  }
-  const ClassInfo* info = nullptr;
-  for (const ClassInfo& candidate : tables.classes) {
-    classes.push_back(candidate.name);
-    if (candidate.name == job.job_class) info = &candidate;
-  }
-  class_known = info != nullptr;
+  // What the cycle would skip forever is refused at the door, with a
+  // suggestion (the lists of names are made only then: this is the hot path).
+  const bool account_known = std::any_of(
+      tables.accounts.begin(), tables.accounts.end(),
+      [&](const AccountInfo& account) { return account.leaf && !account.path.empty() && account.path == job.account; });
   if (!account_known) {
     return unexpected(ApiError{400, fmt::format("`{}` is not a leaf account of policy `{}`", job.account, tables.name),
-                               "account", did_you_mean(job.account, leaves)});
+                               "account", did_you_mean(job.account, leaf_accounts(tables))});
   }
-  if (!class_known) {
+  const auto info = std::find_if(tables.classes.begin(), tables.classes.end(),
+                                 [&](const ClassInfo& candidate) { return candidate.name == job.job_class; });
+  if (info == tables.classes.end()) {
+    std::vector<std::string> classes;
+    for (const ClassInfo& candidate : tables.classes) classes.push_back(candidate.name);
     return unexpected(ApiError{400, fmt::format("`{}` is not a class of policy `{}`", job.job_class, tables.name),
                                "class", did_you_mean(job.job_class, classes)});
   }
@@ -545,14 +540,11 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   }
   CycleReport report;
   runtime::LedgerConfig config;
+  std::vector<const RunningJob*> holding;  // due a charge: charge_every passed, or never charged
   {
     std::lock_guard ledger_lock(s.ledger_mutex);
     if (auto error = s.open_ledger(policy)) return unexpected(*error);
     config = s.ledger->ledger().config();
-  }
-  std::vector<const RunningJob*> holding;
-  {
-    std::lock_guard ledger_lock(s.ledger_mutex);
     for (const RunningJob& job : state.running) {
       const std::optional<Seconds> mark = s.ledger->ledger().charged_until(job.request.id);
       if (!mark || *mark < job.started || now - *mark >= s.options.charge_every) holding.push_back(&job);
