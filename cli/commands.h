@@ -110,6 +110,7 @@ struct SlurmArguments {
   std::string now;                  // YYYY-MM-DD for policy checks, empty for today
   std::string engine = "jit";       // jit or interp
   std::string metrics;              // serve /metrics, /healthz and /readyz here (HOST:PORT), if set
+  std::string serve;                // serve those, the read API and the dashboard here (HOST:PORT), if set
   std::string charge_from = "now";  // a new ledger's first charge: now or slurm-history
   // Write a job_submit.lua here ("-": standard output) and exit, if set (docs/SLURM.md).
   std::string emit_job_submit;

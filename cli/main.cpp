@@ -243,8 +243,13 @@ int main(int argc, char** argv) {
                    "A new ledger charges usage from `now` (default) or from each job's start that Slurm still "
                    "shows (`slurm-history`)")
       ->check(CLI::IsMember({"now", "slurm-history"}));
-  slurm_command->add_option("--metrics", slurm.metrics,
-                            "Serve Prometheus metrics, /healthz and /readyz on HOST:PORT (:PORT for loopback)");
+  auto* slurm_metrics = slurm_command->add_option(
+      "--metrics", slurm.metrics, "Serve Prometheus metrics, /healthz and /readyz on HOST:PORT (:PORT for loopback)");
+  slurm_command
+      ->add_option("--serve", slurm.serve,
+                   "Serve the metrics and probes, and the read API and dashboard of `allot serve` on the live "
+                   "state, on HOST:PORT (:PORT for loopback)")
+      ->excludes(slurm_metrics);
   slurm_command
       ->add_option("--emit-job-submit", slurm.emit_job_submit,
                    "Write a job_submit.lua refusing jobs over their class's limits (- for stdout), then exit")

@@ -24,12 +24,14 @@
 #include <thread>
 
 #include "allot/audit.h"
+#include "allot/audit_json.h"
 #include "allot/compile.h"
 #include "allot/dates.h"
 #include "allot/duration.h"
 #include "allot/files.h"
 #include "allot/hot_swap.h"
 #include "allot/policy_slot.h"
+#include "allot/service.h"
 #include "allot/slurm.h"
 #include "allot/snapshot.h"
 #include "commands.h"
@@ -38,6 +40,9 @@
 
 namespace allot::cli {
 namespace {
+
+// Reads a second per client address on --serve's listener (as `allot serve`'s default).
+constexpr double kReadRateLimit = 100;
 
 volatile std::sig_atomic_t reload_requested = 0;
 volatile std::sig_atomic_t stop_requested = 0;
@@ -157,6 +162,42 @@ struct Reload {
   runtime::SwapCandidate candidate;  // compiled against `map`
 };
 
+// What a pass did, as the feed of `--serve` shows it (docs/SLURM.md "The
+// dashboard"): the pass's audit records but the cycle's skips and starts (a
+// start is Slurm's to make: the `contract` record says when it did) and the
+// priority writes (one per ranked job per pass), each with a reason for people.
+std::vector<std::string> feed_records(const slurm::PassReport& report, bool dry_run) {
+  using runtime::audit::Json;
+  std::vector<std::string> records;
+  const auto add = [&records](Json record, const std::string& reason) {
+    record.erase("time");  // the feed puts its own `at` first
+    if (!reason.empty()) record["reason"] = reason;
+    records.push_back(runtime::audit::dump(record, -1));
+  };
+  for (const runtime::Decision& decision : report.cycle.decisions) {
+    if (decision.kind != runtime::DecisionKind::preempt) continue;
+    Json record{{"policy", report.policy_hash}};
+    runtime::audit::add_decision(record, decision, report.inventory);
+    add(std::move(record), "");
+  }
+  for (const slurm::ObservedStart& start : report.starts) {
+    add(Json::parse(slurm::start_json(start, report.now)),
+        fmt::format("started by Slurm as class `{}`{}", start.job_class,
+                    start.class_limit.empty() ? "" : "; its contract promises nothing: " + start.class_limit));
+  }
+  for (const slurm::Action& action : report.actions) {
+    if (action.kind == slurm::Action::Kind::set_priority) continue;
+    std::string reason = action.kind == slurm::Action::Kind::class_limit ? action.text : action_text(action.kind);
+    if (!action.for_job.empty()) reason += fmt::format(": its GPUs go to job {}", action.for_job);
+    if (action.kind == slurm::Action::Kind::requeue)
+      reason += fmt::format(", losing {:.0f} GPU-seconds", action.lost_gpu_seconds);
+    if (!action.error.empty()) reason += "; refused by Slurm: " + action.error;
+    if (dry_run) reason += " (dry run: not sent)";
+    add(Json::parse(slurm::action_json(action, report.now, report.policy_hash, dry_run)), reason);
+  }
+  return records;
+}
+
 // One line per diagnostic for the audit log: "file:line:column: error[code]: message".
 std::vector<std::string> diagnostic_lines(const std::vector<Diagnostic>& diagnostics) {
   std::vector<std::string> lines;
@@ -177,14 +218,15 @@ void log_warnings(const std::vector<Diagnostic>& diagnostics) {
 class Loop {
  public:
   Loop(const SlurmArguments& arguments, CompileOptions options, std::optional<Date> today, slurm::Adapter& adapter,
-       runtime::AuditLog* audit, AdapterMetrics* metrics, std::shared_ptr<const CompiledPolicy> first,
-       std::string policy_text, std::string map_text)
+       runtime::AuditLog* audit, AdapterMetrics* metrics, service::ObservedCluster* observed,
+       std::shared_ptr<const CompiledPolicy> first, std::string policy_text, std::string map_text)
       : arguments_(arguments),
         options_(std::move(options)),
         today_(today),
         adapter_(adapter),
         audit_(audit),
         metrics_(metrics),
+        observed_(observed),
         slot_(std::move(first)),
         running_policy_(std::move(policy_text)),
         running_map_(std::move(map_text)) {}
@@ -207,7 +249,8 @@ class Loop {
   std::optional<Date> today_;  // --now: the governance clock; the pass's time otherwise
   slurm::Adapter& adapter_;
   runtime::AuditLog* audit_;
-  AdapterMetrics* metrics_;  // --metrics; null without
+  AdapterMetrics* metrics_;             // --metrics or --serve; null without
+  service::ObservedCluster* observed_;  // --serve; null without
   runtime::PolicySlot slot_;
   std::string running_policy_, running_map_;  // the texts running now
   std::string refused_policy_, refused_map_;  // the last pair refused, not retried until one changes
@@ -310,6 +353,18 @@ void Loop::install(Reload reload, slurm::Seconds now) {
                     record.from_hash.substr(0, 12)));
   }
   if (metrics_ != nullptr) metrics_->reload(record.swapped);
+  if (observed_ != nullptr) {
+    const std::string what = record.policy_changed && record.map_changed ? "policy and mapping file"
+                             : record.map_changed                        ? "mapping file"
+                                                                         : "policy";
+    observed_->record_policy(
+        service::PolicyRecord{static_cast<std::int64_t>(record.generation), now,
+                              record.swapped ? record.to_hash : record.from_hash,
+                              record.swapped ? "swapped" : "refused",
+                              record.swapped ? fmt::format("the {} reloaded", what) : record.reason,
+                              record.swapped ? running_policy_ : refused_policy_},
+        record.swapped ? slot_.current() : nullptr);
+  }
   audit(slurm::reload_json(record, now) + "\n", now);
 }
 
@@ -391,7 +446,8 @@ int Loop::run() {
     finish_reload();
     const auto started = std::chrono::steady_clock::now();
     const slurm::Seconds now = std::time(nullptr);
-    const std::shared_ptr<const CompiledPolicy> policy = slot_.current();  // held for the whole pass
+    const runtime::PolicySlot::Running running = slot_.running();  // held for the whole pass
+    const std::shared_ptr<const CompiledPolicy>& policy = running.policy;
     const int failures_before = failures_;
     say_governance(*policy, now);
     auto report = reconcile(*policy, now);
@@ -419,6 +475,12 @@ int Loop::run() {
       }
       if (failures_ == failures_before) failures_ = 0;
       if (arguments_.dry_run || arguments_.once) print_decisions(*report, arguments_.dry_run);
+      // Last: the readers take the pass's state and decisions over.
+      if (observed_ != nullptr) {
+        std::vector<std::string> feed = feed_records(*report, arguments_.dry_run);
+        observed_->publish(service::ObservedPass{report->now, std::move(report->state), std::move(report->cycle),
+                                                 running, took, std::move(feed)});
+      }
     }
     if (arguments_.once) return report && failures_ == 0 ? 0 : 1;
     slot_.release_retired();  // replaced policies are freed here, between passes, never under a cycle
@@ -526,16 +588,30 @@ int run_slurm(const SlurmArguments& arguments) {
   // The listener comes up before the first pass, so a probe can see it start
   // (not ready until a pass succeeds). Alive while the loop beats: a pass
   // stuck on an unanswering controller for longer than a few intervals is not.
+  // --serve puts the read API and the dashboard of `allot serve` on the same
+  // listener, over what each pass read and did (docs/SLURM.md "The dashboard").
+  std::optional<service::ObservedCluster> observed;  // outlives the listener that reads it
   std::optional<AdapterMetrics> metrics;
-  if (!arguments.metrics.empty()) {
+  const std::string& listen = arguments.serve.empty() ? arguments.metrics : arguments.serve;
+  if (!listen.empty()) {
     const auto staleness =
         std::max(std::chrono::seconds(60), 3 * std::chrono::seconds(*parse_interval(arguments.interval)));
     metrics.emplace(staleness);
-    if (auto problem = metrics->listen(arguments.metrics)) {
-      std::cerr << "allot: --metrics: " << *problem << '\n';
+    if (!arguments.serve.empty()) {
+      observed.emplace("slurm", runtime::PolicySlot::Running{first.policy, 1}, first_source, std::time(nullptr),
+                       service::ObservedCluster::Limits{});
+      service::ApiOptions api;
+      api.clock = [] { return static_cast<service::Seconds>(std::time(nullptr)); };
+      api.read_rate = kReadRateLimit;
+      api.read_burst = 2 * kReadRateLimit;
+      service::mount_read_api(metrics->server(), *observed, std::move(api));
+    }
+    if (auto problem = metrics->listen(listen)) {
+      std::cerr << "allot: " << (arguments.serve.empty() ? "--metrics" : "--serve") << ": " << *problem << '\n';
       return 2;
     }
     log(fmt::format("metrics, /healthz and /readyz on port {}", metrics->port()));
+    if (observed) log(fmt::format("the dashboard and the read API on port {}", metrics->port()));
   }
   install_handlers();
   log(fmt::format("running policy `{}` {} with ledger `{}`, {}{}", first.policy->tables().name,
@@ -543,7 +619,7 @@ int run_slurm(const SlurmArguments& arguments) {
                   arguments.once ? "one pass" : "a pass every " + arguments.interval,
                   arguments.dry_run ? " (dry run: nothing is written)" : ""));
   Loop loop(arguments, options, today, **adapter, audit ? &*audit : nullptr, metrics ? &*metrics : nullptr,
-            std::move(first.policy), std::move(first_source), std::move(map_text));
+            observed ? &*observed : nullptr, std::move(first.policy), std::move(first_source), std::move(map_text));
   return loop.run();
 }
 

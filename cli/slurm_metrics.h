@@ -22,6 +22,8 @@ class AdapterMetrics {
   // Listens on `address` (HOST:PORT, :PORT for loopback); why it cannot, or nothing.
   std::optional<std::string> listen(const std::string& address);
   int port() const { return server_.bound_port(); }
+  // The listener, to put more routes on before listen() (--serve).
+  http::HttpServer& server() { return server_; }
 
   // The loop is alive (call often, also between passes).
   void heartbeat();

@@ -16,6 +16,7 @@
 #include "allot/service.h"
 #include "allot/share_report.h"
 #include "dashboard.h"
+#include "history_chart.h"
 #include "job_json.h"
 #include "line_diff.h"
 #include "rate_limit.h"
@@ -213,7 +214,7 @@ std::int64_t days_between(Seconds now, Seconds then) {
   return difference >= 0 ? difference / 86400 : -((-difference + 86399) / 86400);
 }
 
-Json overview_json(const Service& service, const View& view) {
+Json overview_json(const ReadModel& model, const View& view) {
   const runtime::Inventory& inventory = view.state.inventory;
   int gpus_up = 0, gpus_busy = 0;
   for (const runtime::Node& node : inventory.nodes) {
@@ -223,8 +224,9 @@ Json overview_json(const Service& service, const View& view) {
     gpus_busy += static_cast<int>(job.nodes.size()) * job.request.gpus_per_node;
   }
   const Json leaves = leaf_accounts(view.policy->tables());
-  const QueuePage waiting = service.queue(0, 0);
-  return Json{{"cycle", view.cycle},
+  const QueuePage waiting = model.queue(0, 0);
+  return Json{{"driver", model.driver()},
+              {"cycle", view.cycle},
               {"at", support::format_timestamp(view.at)},
               {"cycle_seconds", view.duration_seconds},
               {"policy", Json{{"name", view.policy->tables().name},
@@ -360,7 +362,183 @@ std::string job_summary(const JobRecord& record) {
   }
 }
 
+// The reads: every GET route and the dashboard, over any read model.
+void mount_reads(http::HttpServer& server, const ReadModel& model, const std::shared_ptr<ApiOptions>& shared,
+                 const std::shared_ptr<Limits>& limits) {
+  // A read, limited per client address.
+  const auto route_read = [&server, limits](const std::string& path, http::Handler handler) {
+    server.route("GET", path, [limits, handler = std::move(handler)](const Request& request) {
+      int retry = 0;
+      if (!limits->reads.allow(request.remote_addr, RateLimiter::Clock::now(), retry)) return too_many(retry, "reads");
+      return handler(request);
+    });
+  };
+  route_read("/queue", [&model, shared](const Request& request) {
+    auto limit = query_number(request, "limit", kDefaultPage, 1, static_cast<std::int64_t>(shared->max_queue_page));
+    if (!limit) return error_response(limit.error());
+    auto cursor = query_number(request, "cursor", 0, 0, std::numeric_limits<std::int32_t>::max());
+    if (!cursor) return error_response(cursor.error());
+    const QueuePage page = model.queue(static_cast<std::size_t>(*cursor), static_cast<std::size_t>(*limit));
+    const std::shared_ptr<const View> view = model.view();
+    Json jobs = Json::array();
+    for (const QueuePage::Entry& entry : page.jobs) {
+      Json json = queue_entry(entry);
+      const auto terms = view->terms.find(entry.job.id);
+      json["terms"] =
+          terms == view->terms.end() ? Json(nullptr) : terms_for_people(terms->second, view->policy->tables());
+      jobs.push_back(std::move(json));
+    }
+    return json_response(200, Json{{"cycle", page.cycle},
+                                   {"total", page.total},
+                                   {"jobs", std::move(jobs)},
+                                   {"next_cursor", page.next ? Json(std::to_string(*page.next)) : Json(nullptr)}});
+  });
+  route_read("/jobs/{id}", [&model](const Request& request) {
+    auto record = model.job(request.params.at(0));
+    if (!record) return error_response(record.error());
+    const std::shared_ptr<const View> view = model.view();
+    return json_response(200, job_document(*record, view.get(), view->state.inventory));
+  });
+  route_read("/shares", [&model](const Request&) {
+    const std::shared_ptr<const View> view = model.view();
+    const runtime::ShareReport report = runtime::share_report(*view->policy, view->state);
+    return Response{200, kJson, runtime::share_report_json(report), {}};
+  });
+  route_read("/decisions", [&model](const Request& request) {
+    auto since = query_number(request, "since", 0, 0, std::numeric_limits<std::int64_t>::max());
+    if (!since) return error_response(since.error());
+    auto limit = query_number(request, "limit", kMaxDecisionPage, 1, kMaxDecisionPage);
+    if (!limit) return error_response(limit.error());
+    auto tail = query_number(request, "tail", 0, 0, kMaxDecisionPage);
+    if (!tail) return error_response(tail.error());
+    auto rows = *tail > 0 ? model.decisions_tail(static_cast<std::size_t>(*tail))
+                          : model.decisions_since(*since, static_cast<std::size_t>(*limit));
+    if (!rows) return error_response(ApiError{503, rows.error(), "", ""});
+    std::string body = "{\n  \"decisions\": [";
+    for (std::size_t i = 0; i < rows->size(); ++i) body += (i ? ",\n    " : "\n    ") + (*rows)[i];
+    body += rows->empty() ? "],\n" : "\n  ],\n";
+    // The next `since`: the last seq on this page (as `since` was when the page is empty).
+    std::int64_t last = *since;
+    if (!rows->empty()) {
+      const std::string& row = rows->back();
+      const auto start = row.find(':') + 1;
+      std::from_chars(row.data() + start, row.data() + row.size(), last);
+    }
+    body += fmt::format("  \"next_since\": {}\n}}\n", last);
+    return Response{200, kJson, std::move(body), {}};
+  });
+  route_read("/jobs", [&model](const Request& request) {
+    const auto text = [&](const char* key) {
+      const auto found = request.query.find(key);
+      return found == request.query.end() ? std::string() : found->second;
+    };
+    const std::string phase = text("phase");
+    static const std::vector<std::string> kPhases = {"pending", "running", "finished", "failed", "cancelled"};
+    if (!phase.empty() && std::find(kPhases.begin(), kPhases.end(), phase) == kPhases.end()) {
+      return error_response(
+          ApiError{400, fmt::format("unknown phase `{}`", phase), "phase", did_you_mean(phase, kPhases)});
+    }
+    const std::string account = text("account");
+    if (!account.empty()) {
+      // An account the policy does not have gets a suggestion, not an empty list.
+      const std::vector<std::string> leaves = leaf_accounts(model.running_policy().policy->tables());
+      const bool known = std::find(leaves.begin(), leaves.end(), account) != leaves.end();
+      if (!known) {
+        return error_response(ApiError{404, fmt::format("`{}` is not a leaf account of the policy", account), "account",
+                                       did_you_mean(account, leaves)});
+      }
+    }
+    auto limit = query_number(request, "limit", kDefaultPage, 1, kMaxDecisionPage);
+    if (!limit) return error_response(limit.error());
+    auto jobs = model.jobs(account, phase, static_cast<std::size_t>(*limit));
+    if (!jobs) return error_response(ApiError{503, jobs.error(), "", ""});
+    const std::shared_ptr<const View> view = model.view();
+    Json list = Json::array();
+    for (const JobRecord& record : *jobs) {
+      Json json = job_summary_json(record, view->state.inventory);
+      json["summary"] = job_summary(record);
+      list.push_back(std::move(json));
+    }
+    return json_response(200, Json{{"jobs", std::move(list)}});
+  });
+  route_read("/overview", [&model](const Request&) { return json_response(200, overview_json(model, *model.view())); });
+  route_read("/history", [&model](const Request& request) {
+    auto since = query_number(request, "since", 0, 0, std::numeric_limits<std::int64_t>::max());
+    if (!since) return error_response(since.error());
+    const std::vector<std::string> names = program_names(model);
+    const Json programs = names;
+    const std::set<std::string, std::less<>> programs_set(names.begin(), names.end());
+    auto samples = model.samples(*since, 20000);
+    if (!samples) return error_response(ApiError{503, samples.error(), "", ""});
+    Json list = Json::array();
+    for (const Sample& sample : *samples) {
+      if (!programs_set.count(sample.account)) continue;
+      const std::string at = support::format_timestamp(sample.at);
+      if (list.empty() || list.back()["at"] != at) list.push_back(Json{{"at", at}, {"accounts", Json::object()}});
+      list.back()["accounts"][sample.account] = Json{{"share", sample.share},
+                                                     {"usage", sample.usage},
+                                                     {"owed", sample.owed},
+                                                     {"delivered", sample.delivered},
+                                                     {"debt", sample.debt}};
+    }
+    return json_response(200, Json{{"programs", programs}, {"samples", std::move(list)}});
+  });
+  route_read("/history.svg", [&model](const Request& request) {
+    auto since = query_number(request, "since", 0, 0, std::numeric_limits<std::int64_t>::max());
+    if (!since) return error_response(since.error());
+    const auto account = request.query.find("account");
+    auto chart = history_svg(model, *since, account == request.query.end() ? "" : account->second);
+    if (!chart) return error_response(chart.error());
+    return Response{200, "image/svg+xml; charset=utf-8", std::move(*chart), {}};
+  });
+  route_read("/policy", [&model](const Request&) {
+    return json_response(200, policy_json(model.running_policy(), model.view()->at, model.policy_source()));
+  });
+  route_read("/policy/history", [&model](const Request&) {
+    auto history = model.policy_history(200);
+    if (!history) return error_response(ApiError{503, history.error(), "", ""});
+    Json list = Json::array();
+    // The last swap's change: its source against the one that ran before it.
+    std::optional<std::string> last_swap, before_it;
+    for (const PolicyRecord& record : *history) {
+      list.push_back(Json{{"generation", record.generation},
+                          {"at", support::format_timestamp(record.at)},
+                          {"hash", record.hash},
+                          {"outcome", record.outcome},
+                          {"message", record.message}});
+      const bool ran = record.outcome == "swapped" || record.outcome == "initial" || record.outcome == "started";
+      if (!ran) continue;
+      if (!last_swap && record.outcome == "swapped") {
+        last_swap = record.source;
+      } else if (last_swap && !before_it) {
+        before_it = record.source;
+      }
+    }
+    Json diff = nullptr;
+    if (last_swap && before_it) {
+      const std::optional<std::string> text = unified_diff(*before_it, *last_swap);
+      diff = text ? Json(*text) : Json("(the two policies differ in too many lines to show)");
+    }
+    return json_response(200, Json{{"policies", std::move(list)}, {"last_swap_diff", std::move(diff)}});
+  });
+  route_read("/", [](const Request&) {
+    Response response{200, "text/html; charset=utf-8", std::string(dashboard_html()), {}};
+    // Everything the page needs is in it or on this server: no CDN, nothing inline but its own script and style.
+    response.headers.emplace_back("Content-Security-Policy",
+                                  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                                  "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'");
+    response.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    response.headers.emplace_back("Cache-Control", "no-store");
+    return response;
+  });
+}
+
 }  // namespace
+
+void mount_read_api(http::HttpServer& server, const ReadModel& model, ApiOptions options) {
+  auto shared = std::make_shared<ApiOptions>(std::move(options));
+  mount_reads(server, model, shared, std::make_shared<Limits>(*shared));
+}
 
 void mount_api(http::HttpServer& server, Service& service, ApiOptions options) {
   auto shared = std::make_shared<ApiOptions>(std::move(options));
@@ -371,14 +549,6 @@ void mount_api(http::HttpServer& server, Service& service, ApiOptions options) {
     int retry = 0;
     if (!limits->writes.allow(shared->token, RateLimiter::Clock::now(), retry)) return too_many(retry, "writes");
     return std::nullopt;
-  };
-  // A read, limited per client address.
-  const auto route_read = [&server, limits](const std::string& path, http::Handler handler) {
-    server.route("GET", path, [limits, handler = std::move(handler)](const Request& request) {
-      int retry = 0;
-      if (!limits->reads.allow(request.remote_addr, RateLimiter::Clock::now(), retry)) return too_many(retry, "reads");
-      return handler(request);
-    });
   };
   server.route("POST", "/jobs", [&service, shared, refuse](const Request& request) {
     if (auto refused = refuse(request)) return *refused;
@@ -408,155 +578,6 @@ void mount_api(http::HttpServer& server, Service& service, ApiOptions options) {
     if (auto error = service.record_event(*event, shared->clock())) return error_response(*error);
     return json_response(200, Json{{"recorded", event->kind}});
   });
-  route_read("/queue", [&service, shared](const Request& request) {
-    auto limit = query_number(request, "limit", kDefaultPage, 1, static_cast<std::int64_t>(shared->max_queue_page));
-    if (!limit) return error_response(limit.error());
-    auto cursor = query_number(request, "cursor", 0, 0, std::numeric_limits<std::int32_t>::max());
-    if (!cursor) return error_response(cursor.error());
-    const QueuePage page = service.queue(static_cast<std::size_t>(*cursor), static_cast<std::size_t>(*limit));
-    const std::shared_ptr<const View> view = service.view();
-    Json jobs = Json::array();
-    for (const QueuePage::Entry& entry : page.jobs) {
-      Json json = queue_entry(entry);
-      const auto terms = view->terms.find(entry.job.id);
-      json["terms"] =
-          terms == view->terms.end() ? Json(nullptr) : terms_for_people(terms->second, view->policy->tables());
-      jobs.push_back(std::move(json));
-    }
-    return json_response(200, Json{{"cycle", page.cycle},
-                                   {"total", page.total},
-                                   {"jobs", std::move(jobs)},
-                                   {"next_cursor", page.next ? Json(std::to_string(*page.next)) : Json(nullptr)}});
-  });
-  route_read("/jobs/{id}", [&service](const Request& request) {
-    auto record = service.job(request.params.at(0));
-    if (!record) return error_response(record.error());
-    const std::shared_ptr<const View> view = service.view();
-    return json_response(200, job_document(*record, view.get(), view->state.inventory));
-  });
-  route_read("/shares", [&service](const Request&) {
-    const std::shared_ptr<const View> view = service.view();
-    const runtime::ShareReport report = runtime::share_report(*view->policy, view->state);
-    return Response{200, kJson, runtime::share_report_json(report), {}};
-  });
-  route_read("/decisions", [&service](const Request& request) {
-    auto since = query_number(request, "since", 0, 0, std::numeric_limits<std::int64_t>::max());
-    if (!since) return error_response(since.error());
-    auto limit = query_number(request, "limit", kMaxDecisionPage, 1, kMaxDecisionPage);
-    if (!limit) return error_response(limit.error());
-    auto tail = query_number(request, "tail", 0, 0, kMaxDecisionPage);
-    if (!tail) return error_response(tail.error());
-    auto rows = *tail > 0 ? service.decisions_tail(static_cast<std::size_t>(*tail))
-                          : service.decisions_since(*since, static_cast<std::size_t>(*limit));
-    if (!rows) return error_response(ApiError{503, rows.error(), "", ""});
-    std::string body = "{\n  \"decisions\": [";
-    for (std::size_t i = 0; i < rows->size(); ++i) body += (i ? ",\n    " : "\n    ") + (*rows)[i];
-    body += rows->empty() ? "],\n" : "\n  ],\n";
-    // The next `since`: the last seq on this page (as `since` was when the page is empty).
-    std::int64_t last = *since;
-    if (!rows->empty()) {
-      const std::string& row = rows->back();
-      const auto start = row.find(':') + 1;
-      std::from_chars(row.data() + start, row.data() + row.size(), last);
-    }
-    body += fmt::format("  \"next_since\": {}\n}}\n", last);
-    return Response{200, kJson, std::move(body), {}};
-  });
-  route_read("/jobs", [&service](const Request& request) {
-    const auto text = [&](const char* key) {
-      const auto found = request.query.find(key);
-      return found == request.query.end() ? std::string() : found->second;
-    };
-    const std::string phase = text("phase");
-    static const std::vector<std::string> kPhases = {"pending", "running", "finished", "failed", "cancelled"};
-    if (!phase.empty() && std::find(kPhases.begin(), kPhases.end(), phase) == kPhases.end()) {
-      return error_response(
-          ApiError{400, fmt::format("unknown phase `{}`", phase), "phase", did_you_mean(phase, kPhases)});
-    }
-    const std::string account = text("account");
-    if (!account.empty()) {
-      // An account the policy does not have gets a suggestion, not an empty list.
-      const std::vector<std::string> leaves = leaf_accounts(service.policy_slot().current()->tables());
-      const bool known = std::find(leaves.begin(), leaves.end(), account) != leaves.end();
-      if (!known) {
-        return error_response(ApiError{404, fmt::format("`{}` is not a leaf account of the policy", account), "account",
-                                       did_you_mean(account, leaves)});
-      }
-    }
-    auto limit = query_number(request, "limit", kDefaultPage, 1, kMaxDecisionPage);
-    if (!limit) return error_response(limit.error());
-    auto jobs = service.jobs(account, phase, static_cast<std::size_t>(*limit));
-    if (!jobs) return error_response(ApiError{503, jobs.error(), "", ""});
-    const std::shared_ptr<const View> view = service.view();
-    Json list = Json::array();
-    for (const JobRecord& record : *jobs) {
-      Json json = job_summary_json(record, view->state.inventory);
-      json["summary"] = job_summary(record);
-      list.push_back(std::move(json));
-    }
-    return json_response(200, Json{{"jobs", std::move(list)}});
-  });
-  route_read("/overview",
-             [&service](const Request&) { return json_response(200, overview_json(service, *service.view())); });
-  route_read("/history", [&service](const Request& request) {
-    auto since = query_number(request, "since", 0, 0, std::numeric_limits<std::int64_t>::max());
-    if (!since) return error_response(since.error());
-    const std::shared_ptr<const View> view = service.view();
-    const PolicyTables& tables = view->policy->tables();
-    Json programs = Json::array();
-    std::set<std::string, std::less<>> program_names;
-    for (const AccountInfo& account : tables.accounts) {
-      if (account.depth == 1) {
-        programs.push_back(account.path);
-        program_names.insert(account.path);
-      }
-    }
-    auto samples = service.samples(*since, 20000);
-    if (!samples) return error_response(ApiError{503, samples.error(), "", ""});
-    Json list = Json::array();
-    for (const Sample& sample : *samples) {
-      if (!program_names.count(sample.account)) continue;
-      const std::string at = support::format_timestamp(sample.at);
-      if (list.empty() || list.back()["at"] != at) list.push_back(Json{{"at", at}, {"accounts", Json::object()}});
-      list.back()["accounts"][sample.account] = Json{{"share", sample.share},
-                                                     {"usage", sample.usage},
-                                                     {"owed", sample.owed},
-                                                     {"delivered", sample.delivered},
-                                                     {"debt", sample.debt}};
-    }
-    return json_response(200, Json{{"programs", std::move(programs)}, {"samples", std::move(list)}});
-  });
-  route_read("/policy", [&service](const Request&) {
-    return json_response(200,
-                         policy_json(service.policy_slot().running(), service.view()->at, service.policy_source()));
-  });
-  route_read("/policy/history", [&service](const Request&) {
-    auto history = service.policy_history(200);
-    if (!history) return error_response(ApiError{503, history.error(), "", ""});
-    Json list = Json::array();
-    // The last swap's change: its source against the one that ran before it.
-    std::optional<std::string> last_swap, before_it;
-    for (const PolicyRecord& record : *history) {
-      list.push_back(Json{{"generation", record.generation},
-                          {"at", support::format_timestamp(record.at)},
-                          {"hash", record.hash},
-                          {"outcome", record.outcome},
-                          {"message", record.message}});
-      const bool ran = record.outcome == "swapped" || record.outcome == "initial" || record.outcome == "started";
-      if (!ran) continue;
-      if (!last_swap && record.outcome == "swapped") {
-        last_swap = record.source;
-      } else if (last_swap && !before_it) {
-        before_it = record.source;
-      }
-    }
-    Json diff = nullptr;
-    if (last_swap && before_it) {
-      const std::optional<std::string> text = unified_diff(*before_it, *last_swap);
-      diff = text ? Json(*text) : Json("(the two policies differ in too many lines to show)");
-    }
-    return json_response(200, Json{{"policies", std::move(list)}, {"last_swap_diff", std::move(diff)}});
-  });
   server.route("POST", "/policy", [&service, shared, refuse](const Request& request) {
     if (auto refused = refuse(request)) return *refused;
     if (!shared->compile) return error_response(ApiError{501, "this server does not compile policies", "", ""});
@@ -576,16 +597,7 @@ void mount_api(http::HttpServer& server, Service& service, ApiOptions options) {
     if (status != 200) body["error"] = change.outcome.message;
     return json_response(status, body);
   });
-  route_read("/", [](const Request&) {
-    Response response{200, "text/html; charset=utf-8", std::string(dashboard_html()), {}};
-    // Everything the page needs is in it or on this server: no CDN, nothing inline but its own script and style.
-    response.headers.emplace_back("Content-Security-Policy",
-                                  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                                  "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'");
-    response.headers.emplace_back("X-Content-Type-Options", "nosniff");
-    response.headers.emplace_back("Cache-Control", "no-store");
-    return response;
-  });
+  mount_reads(server, service, shared, limits);
 }
 
 }  // namespace allot::service

@@ -25,6 +25,7 @@
 #include "allot/share_report.h"
 #include "job_json.h"
 #include "store.h"
+#include "view_parts.h"
 
 namespace allot::service {
 namespace {
@@ -653,11 +654,7 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   for (const auto& [id, record] : changed) write.jobs.push_back(s.stored(id, record));
   const bool sample = !s.last_sample || now - *s.last_sample >= s.options.sample_every;
   if (sample) {
-    for (const runtime::ShareRow& row : runtime::share_report(policy, after).rows) {
-      if (row.path.empty()) continue;
-      write.samples.push_back(Sample{now, row.path, row.cluster_share, static_cast<double>(row.fields.usage_raw),
-                                     row.owed.value_or(0), row.delivered.value_or(0), row.debt});
-    }
+    write.samples = standing_samples(policy, after, now);
     write.meta.emplace_back("last_sample", std::to_string(now));
   }
   Json reservations = Json::array();
@@ -700,11 +697,7 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   view->policy = running.policy;
   view->generation = running.generation;
   view->duration_seconds = report.seconds;
-  for (const runtime::Decision& decision : view->result.decisions) {
-    if (decision.kind != runtime::DecisionKind::preempt && !decision.terms.empty()) {
-      view->terms.emplace(decision.job_id, decision.terms);
-    }
-  }
+  index_terms(*view);
   {
     std::lock_guard view_lock(s.view_mutex);
     s.view = std::move(view);
@@ -776,8 +769,7 @@ namespace {
 std::vector<std::string> feed_entries(const std::vector<StoredDecision>& rows) {
   std::vector<std::string> out;
   for (const StoredDecision& row : rows) {
-    out.push_back(fmt::format(R"({{"seq":{},"cycle":{},"at":"{}",{})", row.seq, row.cycle,
-                              support::format_timestamp(row.at), row.record.substr(1)));
+    out.push_back(feed_entry(row.seq, row.cycle, row.at, row.record));
   }
   return out;
 }
@@ -892,6 +884,7 @@ ClusterState Service::state() const {
 
 const runtime::Inventory& Service::inventory() const { return impl_->options.inventory; }
 runtime::PolicySlot& Service::policy_slot() { return impl_->slot; }
+runtime::PolicySlot::Running Service::running_policy() const { return impl_->slot.running(); }
 std::string Service::policy_source() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->policy_source;

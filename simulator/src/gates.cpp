@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "report_format.h"
 
@@ -17,6 +18,31 @@ std::vector<double> prefix_sums(const std::vector<double>& values, bool count_po
     sums[i + 1] = sums[i] + (count_positive ? (values[i] > kTiny ? 1.0 : 0.0) : values[i]);
   }
   return sums;
+}
+
+// Buckets in a window of `window_seconds` (the whole timeline if shorter; at least one).
+std::size_t window_buckets(const Timeline& timeline, double window_seconds) {
+  const auto wanted = static_cast<std::size_t>(std::max(1.0, window_seconds / static_cast<double>(timeline.bucket)));
+  return std::min(wanted, timeline.capacity_gpu_seconds.size());
+}
+
+// Calls visit(program, first bucket, delivered / owed) for every window of
+// `width` buckets in which the program had sustained demand: something owed
+// in at least half of the window's buckets.
+template <class Visit>
+void for_each_window(const Timeline& timeline, std::size_t width, Visit visit) {
+  const std::size_t buckets = timeline.capacity_gpu_seconds.size();
+  for (std::size_t p = 0; p < timeline.program_owed.size(); ++p) {
+    const auto owed = prefix_sums(timeline.program_owed[p], false);
+    const auto delivered = prefix_sums(timeline.program_delivered[p], false);
+    const auto demand_hours = prefix_sums(timeline.program_owed[p], true);
+    for (std::size_t begin = 0; begin + width <= buckets; ++begin) {
+      const std::size_t end = begin + width;
+      const double owed_here = owed[end] - owed[begin];
+      if (demand_hours[end] - demand_hours[begin] < static_cast<double>(width) / 2 || owed_here <= kTiny) continue;
+      visit(p, begin, (delivered[end] - delivered[begin]) / owed_here);
+    }
+  }
 }
 
 const GroupMetrics* class_group(const PolicyMetrics& metrics, const std::string& subject) {
@@ -166,27 +192,16 @@ std::string deadline_why(const PolicyTables& tables, const PolicyMetrics& metric
 
 std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& result, double window_seconds) {
   const Timeline& timeline = result.timeline;
-  const std::size_t buckets = timeline.capacity_gpu_seconds.size();
-  const auto wanted = static_cast<std::size_t>(std::max(1.0, window_seconds / static_cast<double>(timeline.bucket)));
-  const std::size_t width = std::min(wanted, buckets);
+  const std::size_t width = window_buckets(timeline, window_seconds);
   std::optional<WindowDelivery> worst;
   std::size_t worst_program = 0, worst_begin = 0;
-  for (std::size_t p = 0; p < timeline.program_owed.size(); ++p) {
-    const auto owed = prefix_sums(timeline.program_owed[p], false);
-    const auto delivered = prefix_sums(timeline.program_delivered[p], false);
-    const auto demand_hours = prefix_sums(timeline.program_owed[p], true);
-    for (std::size_t begin = 0; begin + width <= buckets; ++begin) {
-      const std::size_t end = begin + width;
-      const double owed_here = owed[end] - owed[begin];
-      if (demand_hours[end] - demand_hours[begin] < static_cast<double>(width) / 2 || owed_here <= kTiny) continue;
-      const double ratio = (delivered[end] - delivered[begin]) / owed_here;
-      if (worst && ratio >= worst->delivery) continue;
-      worst = WindowDelivery{ratio, result.programs[p].name,
-                             static_cast<double>(end * static_cast<std::size_t>(timeline.bucket)) / 3600.0};
-      worst_program = p;
-      worst_begin = begin;
-    }
-  }
+  for_each_window(timeline, width, [&](std::size_t p, std::size_t begin, double ratio) {
+    if (worst && ratio >= worst->delivery) return;
+    worst = WindowDelivery{ratio, result.programs[p].name,
+                           static_cast<double>((begin + width) * static_cast<std::size_t>(timeline.bucket)) / 3600.0};
+    worst_program = p;
+    worst_begin = begin;
+  });
   if (!worst) return worst;
   worst->window_hours = static_cast<double>(width * static_cast<std::size_t>(timeline.bucket)) / 3600.0;
   for (std::size_t bucket = worst_begin; bucket < worst_begin + width; ++bucket) {
@@ -199,15 +214,39 @@ std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& resu
   return worst;
 }
 
+GateWindows gate_windows(const SimulationResult& result, double window_seconds, std::size_t max_points) {
+  const Timeline& timeline = result.timeline;
+  const std::size_t width = window_buckets(timeline, window_seconds);
+  const std::size_t windows = timeline.capacity_gpu_seconds.size() - width + 1;
+  const std::size_t group = std::max<std::size_t>(1, (windows + max_points - 1) / std::max<std::size_t>(1, max_points));
+  GateWindows drawn;
+  drawn.window_hours = static_cast<double>(width * static_cast<std::size_t>(timeline.bucket)) / 3600.0;
+  for (std::size_t end = width + group - 1; end < width + windows + group - 1; end += group) {
+    drawn.window_end_hours.push_back(
+        static_cast<double>(std::min(end, width + windows - 1) * static_cast<std::size_t>(timeline.bucket)) / 3600.0);
+  }
+  for (const ProgramTotals& program : result.programs) {
+    drawn.programs.emplace_back(program.name, std::vector<double>(drawn.window_end_hours.size(), NAN));
+  }
+  for_each_window(timeline, width, [&](std::size_t p, std::size_t begin, double ratio) {
+    double& point = drawn.programs[p].second[begin / group];
+    if (std::isnan(point) || ratio < point) point = ratio;  // the worst window a point stands for
+  });
+  return drawn;
+}
+
 std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyMetrics& metrics,
-                                       const SimulationResult& result) {
+                                       const SimulationResult& result, std::size_t max_points) {
   std::vector<GateResult> gates;
   for (const GateInfo& gate : tables.gates) {
     GateResult verdict;
     verdict.gate = gate;
     verdict.text = gate_text(gate);
     std::optional<WindowDelivery> worst;
-    if (gate.metric == GateMetric::share_delivery) worst = gate_window(gate, tables, metrics, result);
+    if (gate.metric == GateMetric::share_delivery) {
+      worst = gate_window(gate, tables, metrics, result);
+      verdict.windows = gate_windows(result, static_cast<double>(gate.window.value_or(tables.window)), max_points);
+    }
     auto [value, detail] = measured(gate, metrics, worst);
     verdict.value = value;
     verdict.detail = std::move(detail);

@@ -15,8 +15,13 @@ namespace allot::simulator {
 // (the whole replay if shorter) with sustained demand; nullopt when none had it.
 std::optional<WindowDelivery> worst_window_delivery(const SimulationResult& result, double window_seconds);
 
-// Each gate of `tables` with its measured value and verdict, in policy order.
+// Each program's delivery over windows of `window_seconds`, at most
+// `max_points` points (GateResult::windows).
+GateWindows gate_windows(const SimulationResult& result, double window_seconds, std::size_t max_points);
+
+// Each gate of `tables` with its measured value and verdict, in policy order;
+// share_delivery gates with their windows over time (at most `max_points`).
 std::vector<GateResult> evaluate_gates(const PolicyTables& tables, const PolicyMetrics& metrics,
-                                       const SimulationResult& result);
+                                       const SimulationResult& result, std::size_t max_points);
 
 }  // namespace allot::simulator

@@ -155,7 +155,7 @@ PolicyMetrics measure(const Workload& workload, const SimulationResult& result, 
   cluster_totals(result, workload, metrics);
   metrics.series = downsample(result, options.max_points);
   metrics.worst_window_delivery = worst_window_delivery(result, tables.window);
-  metrics.gates = evaluate_gates(tables, metrics, result);
+  metrics.gates = evaluate_gates(tables, metrics, result, options.max_points);
   metrics.gates_passed =
       std::all_of(metrics.gates.begin(), metrics.gates.end(), [](const GateResult& gate) { return gate.passed; });
   metrics.events = result.events;

@@ -18,8 +18,6 @@ std::string threshold_duration(double seconds) {
 
 }  // namespace
 
-std::string format_tick_duration(double seconds) { return threshold_duration(seconds); }
-
 std::string format_percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
 bool is_percent_metric(GateMetric metric) { return gate_metric_info(metric).unit == GateUnit::fraction; }

@@ -11,8 +11,6 @@
 
 namespace allot::simulator {
 
-// A round duration for an axis: "10s", "1m", "6h", "7d".
-std::string format_tick_duration(double seconds);
 // A fraction as a percentage: "97.3%".
 std::string format_percent(double fraction);
 // A gate as written in a policy: "p90_wait debug <= 5m", "share_delivery >= 95% over 7d".

@@ -1,18 +1,31 @@
 // The HTML report: one self-contained page (inline CSS and SVG, no scripts, no
-// network) with each workload's comparison table, gates and plots.
+// network): a summary of every workload's outcome first, then each workload's
+// verdict, comparison table, gates (share delivery over time against its
+// gates) and plots, each part with an id the summary and section links reach.
+// The charts and their CSS are the plot library's, shared with `allot serve`'s
+// dashboard.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "allot/simulator.h"
+#include "allot/svg_plot.h"
 #include "report_format.h"
 #include "report_groups.h"
+#include "report_summary.h"
 #include "report_sweep.h"
 #include "report_verdict.h"
-#include "svg_plot.h"
 
 namespace allot::simulator {
+using plot::AxisFormat;
+using plot::bar_chart;
+using plot::escape_html;
+using plot::has_positive_point;
+using plot::line_chart;
+using plot::PlotLine;
+using plot::PlotOptions;
+
 namespace {
 
 const char* kStyle =
@@ -20,10 +33,10 @@ const char* kStyle =
 h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-bottom:1px solid #ccc;padding-bottom:4px}h3{font-size:15px}
 table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right}
 td:first-child,th:first-child{text-align:left}tr.section td{font-weight:600;padding-top:10px}
-table.gates td,table.gates th{text-align:left}.pass{color:#137333;font-weight:600}.fail{color:#b3261e;font-weight:600}.note{color:#555}
-.charts{display:flex;flex-wrap:wrap;gap:12px}.chart{width:480px;height:270px;background:#fff;border:1px solid #ddd}
-.grid{stroke:#eee}.frame{fill:none;stroke:#999}.axis{stroke:#999}.line{fill:none;stroke-width:1.8}
-.tick{font-size:10px;fill:#555}.unit{font-size:10px;fill:#333}.title{font-size:13px;font-weight:600;fill:#222}.legend{font-size:11px;fill:#333})";
+table.gates td,table.gates th,table.summary td,table.summary th{text-align:left}
+table.summary td{vertical-align:top}p.toc{font-size:13px}.pass{color:#137333;font-weight:600}.fail{color:#b3261e;font-weight:600}.note{color:#555}
+.charts{display:flex;flex-wrap:wrap;gap:12px}
+)";
 
 template <class Cell>
 std::string table_row(const std::string& label, const ScenarioReport& scenario, Cell cell) {
@@ -96,10 +109,10 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
 }
 
 // The verdict first: one sentence per policy, then each measure against the baseline.
-std::string verdict_section(const ScenarioReport& scenario) {
+std::string verdict_section(const ScenarioReport& scenario, const std::string& anchor) {
   const Verdict verdict = compare_policies(scenario);
   if (verdict.rows.empty()) return "";
-  std::string html = "<h3>verdict</h3>";
+  std::string html = fmt::format(R"(<h3 id="{}-verdict">verdict</h3>)", anchor);
   for (const std::string& sentence : verdict.summaries) html += "<p>" + escape_html(sentence) + "</p>";
   html += "<table><tr><th>measure</th>";
   for (const PolicyMetrics& metrics : scenario.policies) html += "<th>" + escape_html(metrics.name) + "</th>";
@@ -122,15 +135,24 @@ std::string verdict_section(const ScenarioReport& scenario) {
   return html + "</table>";
 }
 
-std::string gates_table(const ScenarioReport& scenario) {
+// Whether the gate has a chart (gate_charts): a share_delivery gate that measured something.
+bool has_gate_chart(const GateResult& gate) { return gate.windows && gate.value; }
+
+// Each gate's row carries an id (the summary links failing ones); a gate with a chart links to it.
+std::string gates_table(const ScenarioReport& scenario, std::size_t index) {
   std::string html =
       "<table class=gates><tr><th>policy</th><th>gate</th><th>measured</th><th>verdict</th><th>on what</th></tr>";
-  for (const PolicyMetrics& metrics : scenario.policies) {
-    for (const GateResult& gate : metrics.gates) {
+  for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
+    const PolicyMetrics& metrics = scenario.policies[p];
+    for (std::size_t g = 0; g < metrics.gates.size(); ++g) {
+      const GateResult& gate = metrics.gates[g];
+      const std::string anchor = gate_anchor(index, p, g);
       const std::string value = gate.value ? format_metric(gate.gate.metric, *gate.value) : "n/a";
+      const std::string chart =
+          has_gate_chart(gate) ? fmt::format(R"( (<a href="#{}-chart">over time</a>))", anchor) : "";
       html += fmt::format(
-          R"(<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class="{}">{}</td><td class=note>{}</td></tr>)",
-          escape_html(metrics.name), escape_html(gate.text), value, gate.passed ? "pass" : "fail",
+          R"(<tr id="{}"><td>{}</td><td><code>{}</code></td><td>{}{}</td><td class="{}">{}</td><td class=note>{}</td></tr>)",
+          anchor, escape_html(metrics.name), escape_html(gate.text), value, chart, gate.passed ? "pass" : "fail",
           gate.passed ? "pass" : "FAIL",
           escape_html(gate.detail) + (gate.why.empty() ? "" : "<br>why: " + escape_html(gate.why)));
     }
@@ -152,8 +174,8 @@ struct Charts {
     }
   }
 
-  std::string render(const std::string& heading) const {
-    std::string html = "<h3>" + escape_html(heading) + "</h3>";
+  std::string render(const std::string& heading, const std::string& id) const {
+    std::string html = fmt::format(R"(<h3 id="{}">{}</h3>)", id, escape_html(heading));
     if (!svg.empty()) html += "<div class=charts>" + svg + "</div>";
     for (const std::string& line : left_out) html += "<p class=note>" + escape_html(line) + "</p>";
     return html;
@@ -162,7 +184,7 @@ struct Charts {
 
 // Up to 200 points of a CDF of sorted waits (waits under a second drawn at one second).
 PlotLine wait_cdf(const GroupMetrics& group, std::size_t policy, const std::string& label) {
-  PlotLine line{label, policy_color(policy), {}, {}};
+  PlotLine line{label, plot::series_color(policy), {}, {}};
   const std::size_t n = group.waits.size(), points = std::min<std::size_t>(n, 200);
   for (std::size_t k = 0; k < points; ++k) {
     const std::size_t index = (k + 1) * n / points - 1;
@@ -201,7 +223,7 @@ std::vector<PlotLine> over_time(const ScenarioReport& scenario, Values values) {
   std::vector<PlotLine> lines;
   for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
     const PolicyMetrics& m = scenario.policies[p];
-    PlotLine line{m.name, policy_color(p), m.series.hours, values(m)};
+    PlotLine line{m.name, plot::series_color(p), m.series.hours, values(m)};
     for (double& y : line.y) y = y < 0 ? NAN : y;
     lines.push_back(std::move(line));
   }
@@ -263,7 +285,7 @@ Charts lost_work_charts(const ScenarioReport& scenario) {
   std::vector<PlotLine> series;
   for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
     const PolicyMetrics& m = scenario.policies[p];
-    PlotLine bars{m.name, policy_color(p), {}, {}};
+    PlotLine bars{m.name, plot::series_color(p), {}, {}};
     for (const std::string& name : categories) {
       const GroupMetrics* group = find_group(m.classes, name);
       bars.y.push_back(group ? group->lost_gpu_hours : 0);
@@ -280,18 +302,84 @@ Charts lost_work_charts(const ScenarioReport& scenario) {
   return charts;
 }
 
-std::string scenario_section(const ScenarioReport& scenario, const ReplayReport& report) {
-  std::string html = fmt::format("<h2>{}</h2><p>{}</p><p class=note>{} jobs, {} to {}</p>",
-                                 escape_html(scenario.workload), escape_html(scenario.description), scenario.jobs,
-                                 support::format_day(scenario.start), support::format_day(scenario.end));
+// One share_delivery gate over time: each program's delivery over the gate's
+// window ending at each point, and the gate's threshold, so a reader sees when
+// and by how much the gate was passed or failed.
+std::string gate_chart(const ScenarioReport& scenario, const PolicyMetrics& metrics, const GateResult& gate,
+                       const std::string& anchor) {
+  const GateWindows& windows = *gate.windows;
+  std::vector<PlotLine> lines;
+  for (std::size_t p = 0; p < windows.programs.size(); ++p) {
+    const auto& [name, delivery] = windows.programs[p];
+    if (std::all_of(delivery.begin(), delivery.end(), [](double y) { return std::isnan(y); })) continue;
+    PlotLine line{name, plot::series_color(p), windows.window_end_hours, delivery};
+    if (line.x.size() == 1) {  // one window, as long as the replay: drawn across it
+      line.x.insert(line.x.begin(), line.x.front() - windows.window_hours);
+      line.y.push_back(line.y.front());
+    }
+    lines.push_back(std::move(line));
+  }
+  const std::string over = support::format_duration(std::llround(windows.window_hours * 3600));
+  PlotOptions options = over_dates(scenario, fmt::format("{}: share delivered over each {} window", metrics.name, over),
+                                   AxisFormat::percent, std::nullopt, "% of owed delivered");
+  options.x_label = "end of the window (UTC)";
+  options.thresholds = {{gate.gate.threshold, gate.text}};
+  options.label_ends = true;
+  const std::size_t points = windows.window_end_hours.size();
+  options.markers = points > 1 && points <= 24;  // few windows: each one a dot
+  return fmt::format(R"(<span id="{}-chart">{}</span>)", anchor, line_chart(lines, options));
+}
+
+// A chart for each share_delivery gate of each policy; a note when no gate measures share delivery.
+Charts gate_charts(const ScenarioReport& scenario, std::size_t index) {
+  Charts charts;
+  bool any = false;
+  for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
+    const PolicyMetrics& metrics = scenario.policies[p];
+    for (std::size_t g = 0; g < metrics.gates.size(); ++g) {
+      const GateResult& gate = metrics.gates[g];
+      if (!gate.windows) continue;
+      any = true;
+      charts.add(has_gate_chart(gate),
+                 has_gate_chart(gate) ? gate_chart(scenario, metrics, gate, gate_anchor(index, p, g)) : "",
+                 fmt::format("`{}`'s gate `{}` measured nothing: no program had sustained demand in any window",
+                             metrics.name, gate.text));
+    }
+  }
+  if (!any) charts.left_out.push_back("no gate measures share delivery");
+  return charts;
+}
+
+// Links to the summary and to the parts of a section.
+std::string section_links(const ScenarioReport& scenario, const std::string& anchor) {
+  std::string html = fmt::format(R"(<p class=toc><a href="#{}">back to summary</a>)", kSummaryAnchor);
+  std::vector<std::pair<std::string, std::string>> parts;
+  if (scenario.policies.size() >= 2) parts.emplace_back("verdict", "verdict");
+  parts.insert(parts.end(), {{"gates", "gates"},
+                             {"gate-charts", "gates over time"},
+                             {"waiting", "waiting"},
+                             {"over-time", "over time"},
+                             {"lost-work", "lost work"}});
+  for (const auto& [suffix, words] : parts)
+    html += fmt::format(R"( &middot; <a href="#{}-{}">{}</a>)", anchor, suffix, words);
+  return html + "</p>";
+}
+
+std::string scenario_section(const ScenarioReport& scenario, std::size_t index, const ReplayReport& report) {
+  const std::string anchor = scenario_anchor(index);
+  std::string html = fmt::format(R"(<h2 id="{}">{}</h2>)", anchor, escape_html(scenario.workload));
+  html += section_links(scenario, anchor);
+  html += fmt::format("<p>{}</p><p class=note>{} jobs, {} to {}</p>", escape_html(scenario.description), scenario.jobs,
+                      support::format_day(scenario.start), support::format_day(scenario.end));
   for (const std::string& note : scenario.notes) html += "<p class=note>note: " + escape_html(note) + "</p>";
-  html += verdict_section(scenario);
+  html += verdict_section(scenario, anchor);
   html += comparison_table(scenario, report.starvation_threshold);
-  html += "<h3>gates</h3>" + gates_table(scenario);
+  html += fmt::format(R"(<h3 id="{}-gates">gates</h3>)", anchor) + gates_table(scenario, index);
+  html += gate_charts(scenario, index).render("share delivery against its gates, over time", anchor + "-gate-charts");
   html += sweep_html(scenario);
-  html += wait_charts(scenario).render("waiting");
-  html += time_charts(scenario).render("share, occupancy and fragmentation over time");
-  html += lost_work_charts(scenario).render("lost work");
+  html += wait_charts(scenario).render("waiting", anchor + "-waiting");
+  html += time_charts(scenario).render("share, occupancy and fragmentation over time", anchor + "-over-time");
+  html += lost_work_charts(scenario).render("lost work", anchor + "-lost-work");
   return html;
 }
 
@@ -300,7 +388,7 @@ std::string scenario_section(const ScenarioReport& scenario, const ReplayReport&
 std::string render_html(const ReplayReport& report) {
   std::string html =
       "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>allot replay: " + escape_html(report.cluster) +
-      "</title><style>" + kStyle + "</style></head><body>";
+      "</title><style>" + kStyle + plot::chart_style() + "</style></head><body>";
   html += fmt::format(
       "<h1>allot replay on cluster <code>{}</code> ({} GPUs up{}, {} node{})</h1><p>policies: ",
       escape_html(report.cluster), report.cluster_gpus,
@@ -308,11 +396,12 @@ std::string render_html(const ReplayReport& report) {
       report.cluster_nodes, report.cluster_nodes == 1 ? "" : "s");
   for (std::size_t p = 0; p < report.policies.size(); ++p) {
     html += fmt::format(R"({}<span style="color:{}">&#9632;</span> <b>{}</b> <code>{}</code>)", p ? ", " : "",
-                        policy_color(p), escape_html(report.policies[p].first), escape_html(report.policies[p].second));
+                        plot::series_color(p), escape_html(report.policies[p].first),
+                        escape_html(report.policies[p].second));
   }
   if (report.seed) html += fmt::format("; seed {}", *report.seed);
-  html += "</p>";
-  for (const ScenarioReport& scenario : report.scenarios) html += scenario_section(scenario, report);
+  html += "</p>" + summary_html(report);
+  for (std::size_t s = 0; s < report.scenarios.size(); ++s) html += scenario_section(report.scenarios[s], s, report);
   return html + "</body></html>\n";
 }
 

@@ -5,10 +5,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include "allot/svg_plot.h"
 #include "report_sweep.h"
-#include "svg_plot.h"
 
 namespace allot::simulator {
+using plot::AxisFormat;
+using plot::escape_html;
+using plot::has_positive_point;
+using plot::line_chart;
+using plot::PlotLine;
+using plot::PlotOptions;
+
 namespace {
 
 // What the x axis measures.
@@ -23,7 +30,7 @@ std::vector<PlotLine> against_load(const ScenarioReport& scenario, Value value) 
   const std::vector<const SweepPoint*> points = sweep_by_load(scenario.sweep);
   std::vector<PlotLine> lines;
   for (std::size_t p = 0; p < points.front()->policies.size(); ++p) {
-    PlotLine line{points.front()->policies[p].policy, policy_color(p), {}, {}};
+    PlotLine line{points.front()->policies[p].policy, plot::series_color(p), {}, {}};
     for (const SweepPoint* point : points) {
       line.x.push_back(point->load);
       line.y.push_back(value(point->policies[p]).value_or(NAN));

@@ -106,16 +106,33 @@ std::string gate_count(const PolicyMetrics& metrics) {
   return fmt::format("{} of {}", gates_passed(metrics), metrics.gates.size());
 }
 
-std::string summary(const Verdict& verdict, const ScenarioReport& scenario, std::size_t policy) {
+// The measures on which one policy is better and worse than the baseline, of those compared.
+struct Tally {
   std::vector<std::string> better, worse;
   std::size_t compared = 0;
+};
+
+Tally tally(const Verdict& verdict, std::size_t policy) {
+  Tally counted;
   for (const VerdictRow& row : verdict.rows) {
     const Comparison comparison = row.comparisons[policy];
     if (comparison == Comparison::not_comparable) continue;
-    ++compared;
-    if (comparison == Comparison::better) better.push_back(row.measure);
-    if (comparison == Comparison::worse) worse.push_back(row.measure);
+    ++counted.compared;
+    if (comparison == Comparison::better) counted.better.push_back(row.measure);
+    if (comparison == Comparison::worse) counted.worse.push_back(row.measure);
   }
+  return counted;
+}
+
+std::string brief(const Verdict& verdict, std::size_t policy) {
+  if (policy == 0) return "baseline";
+  const Tally counted = tally(verdict, policy);
+  return fmt::format("better on {} of {} measures, worse on {}", counted.better.size(), counted.compared,
+                     counted.worse.size());
+}
+
+std::string summary(const Verdict& verdict, const ScenarioReport& scenario, std::size_t policy) {
+  const auto [better, worse, compared] = tally(verdict, policy);
   auto listed = [](const std::vector<std::string>& names) {
     std::string text;
     for (const std::string& name : names) text += (text.empty() ? "" : "; ") + name;
@@ -178,6 +195,7 @@ Verdict compare_policies(const ScenarioReport& scenario) {
     verdict.rows.push_back(std::move(row));
   }
   for (std::size_t p = 1; p < scenario.policies.size(); ++p) verdict.summaries.push_back(summary(verdict, scenario, p));
+  for (std::size_t p = 0; p < scenario.policies.size(); ++p) verdict.briefs.push_back(brief(verdict, p));
   return verdict;
 }
 

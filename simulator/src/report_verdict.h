@@ -25,6 +25,9 @@ struct Verdict {
   std::vector<VerdictRow> rows;
   // One sentence per policy after the first: better and worse on how many measures, which, and gates.
   std::vector<std::string> summaries;
+  // One phrase per policy, for the report's summary: "baseline" for the first,
+  // "better on 4 of 7 measures, worse on 2" for the others.
+  std::vector<std::string> briefs;
 };
 
 // Empty when the workload has fewer than two policies.

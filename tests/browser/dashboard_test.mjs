@@ -171,24 +171,36 @@ try {
   const caption = await page.textContent("#tree-caption");
   check(/fair share/.test(caption), `the tree's caption is ${show(caption)}`);
 
-  // The history chart: an svg, one line per program that has samples, and its table.
-  await waitFor("the history chart's svg", () => document.querySelector("#history-chart svg"));
-  const chart = await page.$eval("#history-chart svg", (svg) => ({
-    viewBox: svg.getAttribute("viewBox"), lines: svg.querySelectorAll("polyline").length,
-    texts: [...svg.querySelectorAll("text")].map((t) => t.textContent) }));
+  // The history chart: the server's SVG (GET /history.svg, the plot library's classes and style), a solid
+  // delivered line and a dashed owed line per program that has samples, named at its end, and its table.
+  await waitFor("the history chart's svg", () => document.querySelector("#history-chart svg.chart"));
+  const chart = await page.$eval("#history-chart svg.chart", (svg) => {
+    const lines = [...svg.querySelectorAll("path.line")];
+    return {
+      viewBox: svg.getAttribute("viewBox"), grid: svg.querySelectorAll("line.grid").length,
+      delivered: lines.filter((l) => !l.getAttribute("stroke-dasharray")).map((l) => l.querySelector("title").textContent),
+      owed: lines.filter((l) => l.getAttribute("stroke-dasharray")).map((l) => l.querySelector("title").textContent),
+      ends: [...svg.querySelectorAll("text.end-label")].map((t) => t.textContent),
+      texts: [...svg.querySelectorAll("text")].map((t) => t.textContent),
+      // The chart style reached the page: lines are strokes, not filled shapes.
+      fill: lines.length ? getComputedStyle(lines[0]).fill : "no line" };
+  });
   check(chart.viewBox, "the history svg has no viewBox");
+  check(chart.grid > 0, "the history chart has no grid lines of the plot library (line.grid)");
   check(chart.texts.includes("100%"), `the history chart has no 100% gridline label (texts: ${show(chart.texts)})`);
+  check(chart.texts.includes("dashed: owed"), `the history chart's key does not say what is dashed (texts: ${show(chart.texts)})`);
+  check(chart.fill === "none", `the chart's lines are filled (${chart.fill}): the chart style did not reach the page`);
   const history = await table("#history-table");
   for (const p of seeded.programs) {
-    check(history.rows.some((r) => r.get("Program").endsWith(" " + p)), `the history table has no row for ${p}`);
+    check(history.rows.some((r) => r.get("Program") === p), `the history table has no row for ${p}`);
   }
-  const withSamples = history.rows.filter((r) => Number(r.get("Samples")) > 0);
-  check(chart.lines === withSamples.length, `the chart draws ${chart.lines} lines but ${withSamples.length} programs have samples`);
+  const withSamples = history.rows.filter((r) => Number(r.get("Samples")) > 0).map((r) => r.get("Program"));
   check(withSamples.length >= 1, "no program has a delivery sample: the chart draws no line (the server samples every second)");
-  const markers = history.rows.map((r) => r.get("Program").split(" ")[0]);
-  check(new Set(markers).size === markers.length, `programs share a marker (${show(markers)}): lines are told apart by marker, not colour`);
+  check(show(chart.delivered) === show(withSamples), `the chart draws delivered lines for ${show(chart.delivered)} but ${show(withSamples)} have samples`);
+  check(show(chart.owed) === show(withSamples.map((p) => p + " owed")), `the chart's dashed owed lines are ${show(chart.owed)}`);
+  check(show(chart.ends) === show(withSamples), `lines are named at their ends ${show(chart.ends)}, not told apart without colour`);
   report(`${tree.rows.length} accounts (ana as a leaf under exploration), program shares ${show(programShares)} sum to ${shareSum}%, ` +
-    `${bars.length} bars with numeric aria-labels (product used ${productUsed}%), history svg with ${chart.lines} lines ` +
+    `${bars.length} bars with numeric aria-labels (product used ${productUsed}%), history svg with ${chart.delivered.length} delivered and ${chart.owed.length} owed lines ` +
     `for ${history.rows.length} programs, header at generation 2`, await screenshot("budgets"));
 
   // ---- Keyboard: digits jump, arrows move along the tabs, "/" finds a job ----

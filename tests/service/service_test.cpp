@@ -23,6 +23,7 @@
 #include "allot/inventory.h"
 #include "allot/metrics.h"
 #include "allot/service.h"
+#include "history_chart.h"
 #include "line_diff.h"
 #include "runtime/temp_folder.h"
 
@@ -403,7 +404,7 @@ TEST_CASE("Every path of docs/openapi.yaml is served with the methods it lists, 
       if (line == "    " + method + ":") documented[path].insert(method);
     }
   }
-  CHECK(documented.size() == 14);
+  CHECK(documented.size() == 15);
   for (const auto& [documented_path, methods] : documented) {
     std::string concrete = documented_path;
     if (const auto open = concrete.find('{'); open != std::string::npos) {
@@ -506,6 +507,89 @@ TEST_CASE("The history samples every program's share, usage and delivery as cycl
   CHECK(last.at("accounts").at("product").at("share").get<double>() == Approx(0.5));  // 40% + 10 points lent
 }
 
+// The y of the grid line whose tick reads `label` ("60%"), and the first y of
+// the path titled `title`: where a reader sees the line start on the y axis.
+double tick_y(const std::string& svg, const std::string& label) {
+  const std::size_t text = svg.find(">" + label + "</text>");
+  REQUIRE(text != std::string::npos);
+  const std::size_t y1 = svg.find("y1=\"", svg.rfind("<line", text));
+  return std::stod(svg.substr(y1 + 4));
+}
+// GET `path`, which must answer 200 with `content_type`.
+httplib::Result get_ok(Served& served, const std::string& path, const std::string& content_type) {
+  auto result = served.get(path);
+  REQUIRE(result);
+  CHECK(result->status == 200);
+  CHECK(result->get_header_value("Content-Type") == content_type);
+  return result;
+}
+double first_y(const std::string& svg, const std::string& title) {
+  const std::size_t titled = svg.find("<title>" + title + "</title>");
+  REQUIRE(titled != std::string::npos);
+  const std::size_t path = svg.rfind("<path d=\"M", titled);
+  return std::stod(svg.substr(svg.find(' ', path + 10) + 1));
+}
+
+TEST_CASE("The chart over time draws each program's delivered and owed share of all owed", "[service]") {
+  // At 09:00 product was owed 4 and delivered 3, exploration owed and delivered 1: of the 5 owed in
+  // all, product was owed 80% and delivered 60%, exploration owed and delivered 20%.
+  const std::vector<Sample> samples = {{kStart, "product", 0.4, 0, 4, 3, 1},
+                                       {kStart, "exploration", 0.3, 0, 1, 1, 0},
+                                       {kStart, "exploration/ana", 0.3, 0, 1, 1, 0},  // not a program
+                                       {kStart + 3600, "product", 0.4, 0, 4, 4, 0},
+                                       {kStart + 3600, "exploration", 0.3, 0, 1, 1, 0}};
+  const std::vector<std::string> programs = {"product", "platform", "exploration"};
+  const std::string svg = history_chart(samples, programs);
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK_THAT(svg, Catch::Contains("<style>.chart{"));  // renders on its own, as an image
+  CHECK(first_y(svg, "product") == Approx(tick_y(svg, "60%")));
+  CHECK(first_y(svg, "product owed") == Approx(tick_y(svg, "80%")));
+  CHECK(first_y(svg, "exploration") == Approx(tick_y(svg, "20%")));
+  CHECK(first_y(svg, "exploration owed") == Approx(tick_y(svg, "20%")));
+  CHECK_THAT(svg, !Catch::Contains("<title>platform</title>"));  // never owed anything: no line
+  CHECK_THAT(svg, !Catch::Contains("exploration/ana"));
+  // Told apart without colour: owed lines dashed, a key that says so, each line's name at its end.
+  CHECK_THAT(svg, Catch::Contains(R"(stroke-dasharray="6 4"><title>product owed</title>)"));
+  CHECK_THAT(svg, Catch::Contains(">dashed: owed</text>"));
+  CHECK_THAT(svg, Catch::Contains(R"(class="end-label">product</text>)"));
+  // An hour of samples: ticks at times of day, the unit says which day.
+  CHECK_THAT(svg, Catch::Contains(">09:30<") && Catch::Contains(">date (UTC), Wed 12-02<"));
+  CHECK_THAT(svg, Catch::Contains(">% of all owed<"));
+
+  const std::string one = history_chart(samples, programs, "exploration");
+  CHECK_THAT(one, !Catch::Contains("<title>product</title>"));
+  CHECK(first_y(one, "exploration") == Approx(tick_y(one, "20%")));  // still a share of all owed
+
+  const std::string empty = history_chart({}, programs);
+  CHECK_THAT(empty, Catch::Contains(">no history yet</text>") && Catch::Contains("<style>"));
+}
+
+TEST_CASE("GET /history.svg serves the chart over time, one program's with account=", "[service]") {
+  Served served;
+  auto none = get_ok(served, "/history.svg", "image/svg+xml; charset=utf-8");
+  CHECK_THAT(none->body, Catch::Contains("no history yet"));
+  served.submit(train("product", 8));
+  served.submit(train("exploration/ana", 4));
+  for (int i = 0; i < 3; ++i) {
+    served.cycle();
+    served.now += 300;
+  }
+  auto chart = get_ok(served, "/history.svg", "image/svg+xml; charset=utf-8");
+  CHECK_THAT(chart->body, Catch::Contains("<title>product</title>") && Catch::Contains("<title>product owed</title>"));
+  CHECK_THAT(chart->body, !Catch::Contains("no history yet"));
+  auto product = served.get("/history.svg?account=product");
+  REQUIRE(product);
+  CHECK_THAT(product->body,
+             Catch::Contains("<title>product</title>") && !Catch::Contains("<title>exploration</title>"));
+  const json unknown = served.get_json("/history.svg?account=prodcut", 404);
+  CHECK(unknown.at("error") == "no program `prodcut`");
+  CHECK(unknown.at("did_you_mean") == "product");
+  CHECK(served.get_json("/history.svg?account=exploration/ana", 404).at("error") == "no program `exploration/ana`");
+  CHECK(served.get_json("/history.svg?since=yesterday", 400).at("field") == "since");
+  // Later samples only: since the last cycle's time, nothing yet.
+  CHECK_THAT(served.get("/history.svg?since=" + std::to_string(served.now))->body, Catch::Contains("no history yet"));
+}
+
 TEST_CASE("Jobs are listed by account and by phase, ended ones too", "[service]") {
   Served served;
   const std::string ana = served.submit(train("exploration/ana", 8));
@@ -526,10 +610,7 @@ TEST_CASE("Jobs are listed by account and by phase, ended ones too", "[service]"
 
 TEST_CASE("The dashboard is one page served by the binary, with nothing from elsewhere", "[service]") {
   Served served;
-  auto page = served.get("/");
-  REQUIRE(page);
-  CHECK(page->status == 200);
-  CHECK(page->get_header_value("Content-Type") == "text/html; charset=utf-8");
+  auto page = get_ok(served, "/", "text/html; charset=utf-8");
   CHECK_THAT(page->get_header_value("Content-Security-Policy"), Catch::Contains("default-src 'none'"));
   CHECK_THAT(page->body, Catch::Contains("<title>Allot"));
   for (const std::string outside : {"src=\"http", "href=\"http", "url(http", "@import", "//cdn"}) {

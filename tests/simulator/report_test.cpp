@@ -2,10 +2,14 @@
 // docs/REPLAY.md; the HTML page needs nothing from the network; the terminal
 // table puts the policies side by side.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "replay_support.h"
 
@@ -79,7 +83,7 @@ TEST_CASE("the HTML page is self-contained and shows every plot", "[simulator][r
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("src=") == std::string::npos);
-  CHECK(html.find("href=") == std::string::npos);
+  CHECK(html.find("href=\"http") == std::string::npos);  // links only inside the page
   CHECK(html.find("@import") == std::string::npos);
   // One GPU node never fragments: that plot is left out, and a line says so.
   for (const char* title : {"wait-time CDF: debug", "share delivered / owed: product", "occupancy",
@@ -165,7 +169,8 @@ TEST_CASE("the verdict says, per measure, whether each policy is better or worse
   CHECK_THAT(table, Catch::Matchers::Contains("1 started, 0 never started"));
 
   const std::string html = render_html(report);
-  CHECK_THAT(html, Catch::Matchers::Contains("<h3>verdict</h3><p>`budget` against `labels`: better on 4 of 7"));
+  CHECK_THAT(html, Catch::Matchers::Contains(
+                       R"(<h3 id="scenario-1-verdict">verdict</h3><p>`budget` against `labels`: better on 4 of 7)"));
   CHECK_THAT(html, Catch::Matchers::Contains(R"(<span class="fail">+1.0h, worse</span>)"));
 
   // One policy alone has nothing to be compared with.
@@ -206,6 +211,29 @@ double p90_of(const SweepResult& result, const std::string& job_class) {
   }
   FAIL("no class " << job_class);
   return 0;
+}
+
+// Each href="#..." of a page whose id the page does not have.
+std::vector<std::string> unresolved_links(const std::string& html) {
+  std::set<std::string> ids;
+  for (std::size_t at = html.find(" id=\""); at != std::string::npos; at = html.find(" id=\"", at + 1)) {
+    ids.insert(html.substr(at + 5, html.find('"', at + 5) - at - 5));
+  }
+  std::vector<std::string> missing;
+  std::size_t links = 0;
+  for (std::size_t at = html.find("href=\"#"); at != std::string::npos; at = html.find("href=\"#", at + 1), ++links) {
+    const std::string target = html.substr(at + 7, html.find('"', at + 7) - at - 7);
+    if (!ids.count(target)) missing.push_back(target);
+  }
+  if (links == 0) missing.push_back("(the page has no links at all)");
+  return missing;
+}
+
+// The number in `attribute="..."` of the first element at or after `at` that has it.
+double number_after(const std::string& svg, std::size_t at, const std::string& attribute) {
+  const std::size_t start = svg.find(attribute + "=\"", at);
+  REQUIRE(start != std::string::npos);
+  return std::stod(svg.substr(start + attribute.size() + 2));
 }
 
 // Every <svg>...</svg> of a page.
@@ -352,6 +380,68 @@ TEST_CASE("a plot with nothing to show is left out and one line says so", "[simu
   }
   CHECK(plots_of(html).size() == 1);  // occupancy alone
   CHECK_THAT(html, Catch::Matchers::Contains("aria-label=\"occupancy\""));
+  CHECK_THAT(html, Catch::Matchers::Contains("<p class=note>no gate measures share delivery</p>"));
+  CHECK_THAT(html,
+             Catch::Matchers::Contains(R"(<td><a href="#scenario-1">quiet</a></td><td><span class=note>no gates)"));
+  CHECK(unresolved_links(html).empty());
+}
+
+TEST_CASE("the HTML page reads summary first: each scenario's verdicts and gates, failing gates named and linked",
+          "[simulator][report]") {
+  const ReplayReport report = compare(1);
+  const std::string html = render_html(report);
+  const std::size_t summary = html.find(R"(<h2 id="summary">)");
+  const std::size_t first_section = html.find(R"(<h2 id="scenario-1">)");
+  REQUIRE(summary != std::string::npos);
+  REQUIRE(first_section != std::string::npos);
+  CHECK(summary < first_section);
+  CHECK(html.find("<h2") == summary);  // nothing of a scenario comes before it
+  const std::string table = html.substr(summary, first_section - summary);
+  CHECK_THAT(table, Catch::Matchers::Contains(R"(<a href="#scenario-1">burst</a>)") &&
+                        Catch::Matchers::Contains(R"(<a href="#scenario-2">drain</a>)"));
+  CHECK_THAT(table, Catch::Matchers::Contains(R"(<a href="#scenario-1-verdict">better on )"));
+  std::size_t failing = 0;
+  for (std::size_t s = 0; s < report.scenarios.size(); ++s) {
+    for (std::size_t p = 0; p < report.scenarios[s].policies.size(); ++p) {
+      const PolicyMetrics& metrics = report.scenarios[s].policies[p];
+      for (std::size_t g = 0; g < metrics.gates.size(); ++g) {
+        const std::string link = fmt::format(R"(<a href="#scenario-{}-gate-{}-{}"><code>)", s + 1, p + 1, g + 1);
+        INFO(metrics.name << " " << metrics.gates[g].text);
+        CHECK((table.find(link) != std::string::npos) == !metrics.gates[g].passed);
+        failing += metrics.gates[g].passed ? 0 : 1;
+      }
+    }
+  }
+  CHECK(failing > 0);  // the label queue misses gates: the summary names them
+  CHECK(unresolved_links(html).empty());
+}
+
+TEST_CASE("the share delivery gate is drawn over time with its threshold at the gate's value", "[simulator][report]") {
+  const ReplayReport report = compare(1);
+  const std::string html = render_html(report);
+  const PolicyMetrics& saas = report.scenarios[0].policies[1];
+  REQUIRE(saas.gates[0].text == "share_delivery >= 95% over 7d");
+  REQUIRE(saas.gates[0].windows);
+  REQUIRE(saas.gates[0].value);
+  // The chart shows what the gate judged: its lowest point is the gate's measured value.
+  double lowest = 1e9;
+  for (const auto& [program, delivery] : saas.gates[0].windows->programs) {
+    for (double y : delivery) lowest = std::isnan(y) ? lowest : std::min(lowest, y);
+  }
+  CHECK(lowest == Approx(*saas.gates[0].value));
+
+  const std::size_t at = html.find(R"(<span id="scenario-1-gate-2-1-chart">)");
+  REQUIRE(at != std::string::npos);
+  const std::string chart = html.substr(at, html.find("</svg>", at) - at);
+  CHECK_THAT(chart, Catch::Matchers::Contains("saas: share delivered over each 3d window"));  // the replay is shorter
+  CHECK_THAT(chart, Catch::Matchers::Contains(">share_delivery &gt;= 95% over 7d</text>"));
+  // The threshold sits at 95% of the way from the 0% grid line to the 100% one.
+  const double zero = number_after(chart, chart.rfind("<line", chart.find(">0%</text>")), "y1");
+  const double full = number_after(chart, chart.rfind("<line", chart.find(">100%</text>")), "y1");
+  const double threshold = number_after(chart, chart.rfind("<line", chart.find(R"(class="threshold")")), "y1");
+  CHECK(threshold == Approx(zero + 0.95 * (full - zero)).margin(0.1));
+  // The gates table links each charted gate to its chart.
+  CHECK_THAT(html, Catch::Matchers::Contains(R"(<a href="#scenario-1-gate-2-1-chart">over time</a>)"));
 }
 
 }  // namespace replay_test

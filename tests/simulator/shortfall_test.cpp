@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "replay_support.h"
@@ -102,17 +104,31 @@ TEST_CASE("the replay names what held the capacity a program below its share lac
   }
 }
 
-TEST_CASE("failed share_delivery and wait gates say what held the capacity", "[simulator][shortfall]") {
+// Alpha's eight ten-hour jobs hold the one node's GPUs (never preempted) from the
+// start; beta's four arrive an hour later: under a policy with `gates`.
+struct PinnedReplay {
+  std::shared_ptr<const CompiledPolicy> policy;
+  Workload workload;
+  SimulationResult result;
+};
+
+PinnedReplay pinned_replay(const std::string& gates) {
   std::string text = policy_with("    preemptible false", "true");
-  text.insert(text.rfind('}'),
-              "  gates {\n    share_delivery >= 95%\n    p90_wait short <= 5m\n    p90_wait long <= 5m\n  }\n");
-  const auto policy = compile_text(text);
+  text.insert(text.rfind('}'), "  gates {\n" + gates + "  }\n");
+  PinnedReplay pinned{compile_text(text), {}, {}};
   std::vector<WorkloadJob> jobs;
   for (int i = 0; i < 8; ++i) jobs.push_back(job(fmt::format("alpha-{}", i), "alpha", "long", 1, 10 * kHour));
   for (int i = 0; i < 4; ++i) jobs.push_back(job(fmt::format("beta-{}", i), "beta", "short", 1, 10 * kHour, kHour));
-  const Workload workload = workload_of(std::move(jobs));
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kNode), *policy);
-  const PolicyMetrics metrics = measure(workload, result, *policy, "pinned", MetricOptions{});
+  pinned.workload = workload_of(std::move(jobs));
+  pinned.result = simulate_or_fail(pinned.workload, cluster_text(kNode), *pinned.policy);
+  return pinned;
+}
+
+TEST_CASE("failed share_delivery and wait gates say what held the capacity", "[simulator][shortfall]") {
+  const PinnedReplay pinned =
+      pinned_replay("    share_delivery >= 95%\n    p90_wait short <= 5m\n    p90_wait long <= 5m\n");
+  const Workload& workload = pinned.workload;
+  const PolicyMetrics metrics = measure(workload, pinned.result, *pinned.policy, "pinned", MetricOptions{});
 
   REQUIRE(metrics.gates.size() == 3);
   const GateResult& gate = metrics.gates[0];
@@ -166,6 +182,47 @@ TEST_CASE("a failed deadline_slo gate says how the deadline jobs missed", "[simu
   CHECK(metrics.gates[0].why ==
         "2 of 2 deadline jobs missed: 2 started too late to finish by their deadline; while jobs of deadline classes "
         "waited (18.0 job-hours in all), of the cluster's capacity 100.0% was on jobs that may not be preempted");
+}
+
+TEST_CASE("a share_delivery gate keeps each program's delivery over its windows; the worst is the gate's value",
+          "[simulator][shortfall][report]") {
+  const PinnedReplay pinned = pinned_replay("    share_delivery >= 95% over 4h\n");
+  const Workload& workload = pinned.workload;
+  // Every window of the day (21 of 4h, ending at 4h ... 24h), then at most 5 points, each its windows' worst.
+  for (const std::size_t max_points : {std::size_t{240}, std::size_t{5}}) {
+    INFO(max_points);
+    MetricOptions options;
+    options.max_points = max_points;
+    const PolicyMetrics metrics = measure(workload, pinned.result, *pinned.policy, "pinned", options);
+    const GateResult& gate = metrics.gates.at(0);
+    REQUIRE(gate.windows);
+    REQUIRE(gate.value);
+    CHECK_FALSE(gate.passed);
+    CHECK(gate.windows->window_hours == 4);
+    CHECK(gate.windows->window_end_hours.size() == std::min<std::size_t>(21, max_points));
+    CHECK(gate.windows->window_end_hours.back() == 24);
+    REQUIRE(gate.windows->programs.size() == 2);
+    CHECK(gate.windows->programs[1].first == "beta");
+    double lowest = 2;
+    for (const auto& [program, delivery] : gate.windows->programs) {
+      CHECK(delivery.size() == gate.windows->window_end_hours.size());
+      for (double y : delivery) lowest = std::isnan(y) ? lowest : std::min(lowest, y);
+    }
+    CHECK(lowest == Approx(*gate.value));
+
+    ReplayReport report;
+    report.scenarios.push_back(
+        ScenarioReport{"pinned", "", workload.start, workload.end, workload.jobs.size(), {}, {metrics}, {}});
+    const std::string html = render_html(report);
+    const std::size_t chart = html.find(R"(<span id="scenario-1-gate-1-1-chart">)");
+    REQUIRE(chart != std::string::npos);
+    const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+    CHECK_THAT(svg, Catch::Contains("pinned: share delivered over each 4h window"));
+    CHECK_THAT(svg, Catch::Contains(R"(class="threshold-label">share_delivery &gt;= 95% over 4h<)"));
+    CHECK_THAT(svg, Catch::Contains("<title>beta</title>"));
+    CHECK_THAT(html,
+               Catch::Contains(R"(failed: <a href="#scenario-1-gate-1-1"><code>share_delivery &gt;= 95% over 4h)"));
+  }
 }
 
 }  // namespace replay_test

@@ -788,4 +788,69 @@ TEST_CASE("a ledger backed up with sqlite3 .backup while the adapter runs restor
   for (std::size_t i = 1; i < charges.size(); ++i) CHECK(charges[i].from == charges[i - 1].until);
 }
 
+TEST_CASE("--serve: the dashboard and the read API of `allot serve` on the adapter's live state, beside its metrics",
+          "[slurm_integration]") {
+  const std::vector<std::uint32_t> alpha = fill_with_alpha();
+  Setup setup("serve", "2026-12-01", {"--serve", "127.0.0.1:0"});
+  setup.adapter.start();
+  const std::uint32_t b = submit("beta", 1, "work-b", "sleep 600");
+  wait_until("beta is ranked", 20s, [&] { return job(b).priority >= 1000; });
+  setup.adapter.wait_passes(2);
+  const std::string url = metrics_url(setup.adapter);
+  CHECK_THAT(setup.adapter.log(), Catch::Contains("the dashboard and the read API on port "));
+  auto get = [&](const std::string& path) { return nlohmann::json::parse(shell("curl -sSf " + url + path)); };
+
+  const nlohmann::json overview = get("/overview");
+  CHECK(overview.at("driver") == "slurm");
+  CHECK(overview.at("cycle").get<int>() >= 2);
+  CHECK(overview.at("running") == kClusterGpus);
+  CHECK(overview.at("pending") == 1);
+  CHECK(overview.at("cluster").at("gpus_busy") == kClusterGpus);
+
+  // The queue and a job's explanation, as Slurm's jobs are named: by their ids.
+  const nlohmann::json queue = get("/queue");
+  REQUIRE(queue.at("jobs").size() == 1);
+  CHECK(queue.at("jobs").at(0).at("id") == std::to_string(b));
+  CHECK(queue.at("jobs").at(0).at("account") == "beta");
+  CHECK(queue.at("jobs").at(0).at("position") == 0);
+  CHECK(queue.at("jobs").at(0).at("terms").contains("account.usage_ratio"));
+  const nlohmann::json waiting = get("/jobs/" + std::to_string(b));
+  CHECK(waiting.at("phase") == "pending");
+  CHECK_FALSE(waiting.at("explain_text").get<std::string>().empty());
+  const nlohmann::json running = get("/jobs/" + std::to_string(alpha.front()));
+  CHECK(running.at("phase") == "running");
+  CHECK(running.at("contract").at("preemptible") == true);
+  CHECK(get("/jobs?account=alpha&phase=running").at("jobs").size() == alpha.size());
+
+  // The feed: the contract each alpha job was given when the adapter first saw it run, with a reason.
+  const nlohmann::json feed = get("/decisions?since=0");
+  int contracts = 0;
+  for (const nlohmann::json& entry : feed.at("decisions")) {
+    if (entry.at("kind") != "contract") continue;
+    ++contracts;
+    CHECK(entry.at("reason") == "started by Slurm as class `long`");
+    CHECK(entry.at("seq").get<int>() >= 1);
+  }
+  CHECK(contracts == static_cast<int>(alpha.size()));
+  CHECK(get("/shares").at("accounts").size() >= 4);
+
+  // The same listener still serves the metrics and probes; the writes of `allot serve` are not there.
+  CHECK_THAT(shell("curl -sSf " + url + "/metrics"), Catch::Contains("allot_slurm_passes_total"));
+  CHECK(answer_within(url + "/readyz", "200") == "ready\n 200");
+  CHECK(shell("curl -s -o /dev/null -w '%{http_code}' -X POST -d '{}' " + url + "/jobs") == "405");
+  CHECK_THAT(shell("curl -sSf " + url + "/"), Catch::Contains("<!DOCTYPE html>"));
+
+  // A reload shows at once as the policy in force, with its diff; the history keeps the start.
+  const std::string original = read_file(setup.policy);
+  write_file(setup.policy, replaced(replaced(original, "beta 35%", "beta 25%"), "gamma 25%", "gamma 35%"));
+  wait_until("the swap is the policy in force (generation 2: the first is 1)", 30s,
+             [&] { return get("/policy").at("generation") == 2; });
+  const nlohmann::json history = get("/policy/history");
+  REQUIRE(history.at("policies").size() == 2);
+  CHECK(history.at("policies").at(0).at("outcome") == "swapped");
+  CHECK(history.at("policies").at(1).at("outcome") == "started");
+  CHECK_THAT(history.at("last_swap_diff").get<std::string>(), Catch::Contains("+    beta 25% {"));
+  setup.adapter.signal(SIGTERM);
+}
+
 }  // namespace integration

@@ -159,7 +159,42 @@ struct QueuePage {
   std::uint64_t cycle = 0;
 };
 
-class Service {
+// What the read API serves (the GET routes and the dashboard): the state a
+// driver publishes after each cycle or pass. A Service is one; a Slurm
+// adapter's passes are another (ObservedCluster). Every call is safe from any
+// thread.
+class ReadModel {
+ public:
+  virtual ~ReadModel() = default;
+  // Which driver publishes it ("serve", "slurm"), for the dashboard.
+  virtual std::string driver() const = 0;
+  // The last cycle's view (a view with cycle 0 before the first).
+  virtual std::shared_ptr<const View> view() const = 0;
+  // Pending jobs in the last cycle's order, then those that arrived since.
+  virtual QueuePage queue(std::size_t offset, std::size_t limit) const = 0;
+  // A job the model knows; an error (404 with a suggestion) when unknown.
+  virtual Expected<JobRecord, ApiError> job(const std::string& id) const = 0;
+  // Jobs of `account` (any when empty) in `phase` (any when empty), newest
+  // first, at most `limit`.
+  virtual Expected<std::vector<JobRecord>, std::string> jobs(const std::string& account, const std::string& phase,
+                                                             std::size_t limit) const = 0;
+  // The feed: decisions after `since`, at most `limit`, as JSON objects (one
+  // string each, `{"seq":N,"cycle":C,"at":T,"kind":...}`).
+  virtual Expected<std::vector<std::string>, std::string> decisions_since(std::int64_t since,
+                                                                          std::size_t limit) const = 0;
+  // The last `count` decisions of the feed, oldest first.
+  virtual Expected<std::vector<std::string>, std::string> decisions_tail(std::size_t count) const = 0;
+  // Samples since `since`, oldest first, at most `limit`.
+  virtual Expected<std::vector<Sample>, std::string> samples(Seconds since, std::size_t limit) const = 0;
+  // The policy history, newest first, at most `limit`.
+  virtual Expected<std::vector<PolicyRecord>, std::string> policy_history(std::size_t limit) const = 0;
+  // The policy running now (a swap shows at once, before the next cycle runs
+  // it) and its source text.
+  virtual runtime::PolicySlot::Running running_policy() const = 0;
+  virtual std::string policy_source() const = 0;
+};
+
+class Service final : public ReadModel {
  public:
   // Opens (or creates) the database and rebuilds the live state from it.
   // `policy` runs until a swap; `now` is the time of opening.
@@ -184,38 +219,32 @@ class Service {
   // (the state is then as it was).
   Expected<CycleReport, std::string> run_cycle(Seconds now);
 
-  // The last cycle's view (a view with cycle 0 before the first).
-  std::shared_ptr<const View> view() const;
-  // A job in any phase; an error (404 with a suggestion) when unknown.
-  Expected<JobRecord, ApiError> job(const std::string& id) const;
-  // Pending jobs in the last cycle's order, then those submitted since.
-  QueuePage queue(std::size_t offset, std::size_t limit) const;
-  // The feed: decisions after `since`, at most `limit`, as JSON objects (one string each).
-  Expected<std::vector<std::string>, std::string> decisions_since(std::int64_t since, std::size_t limit) const;
+  // The read model (above): a job in any phase; the queue's pending jobs in
+  // the last cycle's order, then those submitted since.
+  std::string driver() const override { return "serve"; }
+  std::shared_ptr<const View> view() const override;
+  Expected<JobRecord, ApiError> job(const std::string& id) const override;
+  QueuePage queue(std::size_t offset, std::size_t limit) const override;
+  Expected<std::vector<std::string>, std::string> decisions_since(std::int64_t since, std::size_t limit) const override;
+  Expected<std::vector<std::string>, std::string> decisions_tail(std::size_t count) const override;
+  Expected<std::vector<PolicyRecord>, std::string> policy_history(std::size_t limit) const override;
+  Expected<std::vector<JobRecord>, std::string> jobs(const std::string& account, const std::string& phase,
+                                                     std::size_t limit) const override;
+  Expected<std::vector<Sample>, std::string> samples(Seconds since, std::size_t limit) const override;
+  runtime::PolicySlot::Running running_policy() const override;
+  std::string policy_source() const override;
   // Compiles nothing: `candidate` was compiled off the decision path by the
   // caller. Swaps to it (or only diffs it, `dry_run`) against the last
   // cycle's state; every swap, refusal and dry run is stored in the history.
   PolicyChange change_policy(runtime::SwapCandidate candidate, std::string source, bool dry_run, Seconds now);
-  // The policy history, newest first, at most `limit`.
-  Expected<std::vector<PolicyRecord>, std::string> policy_history(std::size_t limit) const;
-  // Jobs of `account` (any when empty) in `phase` (any when empty), newest
-  // first, at most `limit`: waiting and running ones as they are now.
-  Expected<std::vector<JobRecord>, std::string> jobs(const std::string& account, const std::string& phase,
-                                                     std::size_t limit) const;
-  // The last `count` decisions of the feed, oldest first, as for decisions_since.
-  Expected<std::vector<std::string>, std::string> decisions_tail(std::size_t count) const;
   // The last feed entry the webhook delivered (0: none yet), kept in the database.
   std::int64_t webhook_position() const;
   std::optional<std::string> set_webhook_position(std::int64_t seq);
-  // Samples since `since`, oldest first, at most `limit`.
-  Expected<std::vector<Sample>, std::string> samples(Seconds since, std::size_t limit) const;
 
   // The live state (a copy), for reports that need it whole.
   runtime::ClusterState state() const;
   const runtime::Inventory& inventory() const;
   runtime::PolicySlot& policy_slot();
-  // The running policy's source text.
-  std::string policy_source() const;
 
  private:
   struct Impl;
@@ -272,7 +301,68 @@ class WebhookPusher {
   std::thread thread_;
 };
 
-// How the API is served (allot serve's options).
+// A pass of a driver that does not own its jobs (`allot slurm --serve`):
+// what it read and decided, and what it did.
+struct ObservedPass {
+  Seconds at = 0;
+  // The state the pass ranked (running jobs with their contracts, pending
+  // jobs, usage and debt) and the cycle's ranking and decisions on it.
+  runtime::ClusterState state;
+  runtime::CycleResult result;
+  runtime::PolicySlot::Running policy;  // the policy the pass ran
+  double duration_seconds = 0;
+  // What the driver did, in order: one JSON object each, with at least
+  // "kind" and "job" (the feed's entries without their seq, cycle and at).
+  std::vector<std::string> decisions;
+};
+
+// The read model of a driver whose scheduler owns the jobs (Slurm): the last
+// pass's jobs, queue and explanations, the feed of what the driver did, each
+// account's standing sampled over time, and the policy's history, all in
+// memory and bounded. Ended jobs are the scheduler's to tell (sacct); the
+// driver's ledger and audit log are the durable record, so a restart starts
+// the feed and the chart afresh.
+class ObservedCluster final : public ReadModel {
+ public:
+  struct Limits {
+    std::size_t feed = 10000;           // feed entries kept (the oldest go first)
+    Seconds sample_every = 300;         // as ServiceOptions::sample_every
+    Seconds keep_samples = 14 * 86400;  // samples older than this go
+    std::size_t policy_history = 200;   // policy records kept
+  };
+  // `driver` names it on the dashboard; `policy` runs from `now`.
+  ObservedCluster(std::string driver, runtime::PolicySlot::Running policy, std::string source, Seconds now,
+                  Limits limits);
+  ~ObservedCluster() override;
+  ObservedCluster(const ObservedCluster&) = delete;
+  ObservedCluster& operator=(const ObservedCluster&) = delete;
+
+  // Publishes a pass: its view, its jobs and queue, its decisions on the feed.
+  void publish(ObservedPass pass);
+  // A policy change the driver made or refused (PolicyRecord::outcome
+  // "swapped" or "refused"); a swap's `policy` runs from now on.
+  void record_policy(PolicyRecord record, std::shared_ptr<const CompiledPolicy> policy);
+
+  std::string driver() const override;
+  std::shared_ptr<const View> view() const override;
+  QueuePage queue(std::size_t offset, std::size_t limit) const override;
+  Expected<JobRecord, ApiError> job(const std::string& id) const override;
+  Expected<std::vector<JobRecord>, std::string> jobs(const std::string& account, const std::string& phase,
+                                                     std::size_t limit) const override;
+  Expected<std::vector<std::string>, std::string> decisions_since(std::int64_t since, std::size_t limit) const override;
+  Expected<std::vector<std::string>, std::string> decisions_tail(std::size_t count) const override;
+  Expected<std::vector<Sample>, std::string> samples(Seconds since, std::size_t limit) const override;
+  Expected<std::vector<PolicyRecord>, std::string> policy_history(std::size_t limit) const override;
+  runtime::PolicySlot::Running running_policy() const override;
+  std::string policy_source() const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// How the API is served (allot serve's options; mount_read_api reads only
+// max_queue_page and the read rate).
 struct ApiOptions {
   std::string token;                  // bearer token for mutating calls; never empty
   std::size_t max_queue_page = 1000;  // GET /queue's largest `limit`
@@ -296,5 +386,8 @@ struct ApiOptions {
 // Puts the JSON API and the dashboard on `server` (docs/SERVE.md, "API";
 // docs/openapi.yaml). `service` must outlive the server's listening.
 void mount_api(http::HttpServer& server, Service& service, ApiOptions options);
+// Puts only the reads (every GET route and the dashboard) on `server`, over
+// any read model (`allot slurm --serve`). `model` must outlive the listening.
+void mount_read_api(http::HttpServer& server, const ReadModel& model, ApiOptions options);
 
 }  // namespace allot::service

@@ -322,6 +322,17 @@ struct GroupMetrics {
   std::vector<double> waits;           // sorted, for CDF plots (not in JSON)
 };
 
+// What a share_delivery gate judged, over time: each program's delivered /
+// owed over the gate's window (`over`) ending at each point, NaN where it had
+// no sustained demand in that window (the gate judges only windows with it).
+// The smallest value of any line is the gate's measured value. At most
+// MetricOptions::max_points points: each the worst of the windows it stands for.
+struct GateWindows {
+  double window_hours = 0;                                            // the gate's `over` (the whole replay if shorter)
+  std::vector<double> window_end_hours;                               // hours after the replay's start
+  std::vector<std::pair<std::string, std::vector<double>>> programs;  // in tree order
+};
+
 // A gate with its measured value.
 struct GateResult {
   GateInfo gate;
@@ -336,6 +347,7 @@ struct GateResult {
   // deadline_slo gate: how the jobs missed and what held the capacity while
   // jobs of deadline classes waited; empty otherwise.
   std::string why;
+  std::optional<GateWindows> windows;  // share_delivery gates only
 };
 
 // The worst delivered / owed of any program over a sliding window where it had

@@ -1,4 +1,4 @@
-#include "svg_plot.h"
+#include "allot/svg_plot.h"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "report_format.h"
+#include "allot/dates.h"
+#include "allot/duration.h"
 
-namespace allot::simulator {
+namespace allot::plot {
 namespace {
 
 constexpr double kWidth = 480, kHeight = 270;
@@ -41,12 +42,15 @@ double nice_step(double range, int count) {
   return 10 * power;
 }
 
-// "Mon 11-30" for daily ticks, "11-30" for sparser ones (UTC).
-std::string date_label(double hours, double origin, bool with_weekday) {
+// "Mon 11-30" for daily ticks, "11-30" for sparser ones, "14:30" for ticks
+// inside a day (with the date at midnight) (UTC).
+std::string date_label(double hours, double origin, double step_hours) {
   static const char* const kWeekdays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
   const auto seconds = static_cast<std::int64_t>(std::llround(origin + hours * 3600));
+  const auto of_day = ((seconds % 86400) + 86400) % 86400;
+  if (step_hours < 24 - 1e-9 && of_day != 0) return fmt::format("{:02}:{:02}", of_day / 3600, of_day % 3600 / 60);
   const std::string day = support::format_day(seconds).substr(5);
-  if (!with_weekday) return day;
+  if (step_hours > 24 + 1e-9) return day;
   const auto days = static_cast<long long>(std::floor(static_cast<double>(seconds) / 86400));
   return fmt::format("{} {}", kWeekdays[((days + 3) % 7 + 7) % 7], day);  // 1970-01-01 was a Thursday
 }
@@ -56,7 +60,7 @@ std::string tick_label(double value, AxisFormat format) {
     case AxisFormat::percent:
       return fmt::format("{:.0f}%", value * 100);
     case AxisFormat::duration:
-      return format_tick_duration(value);
+      return support::format_duration(std::llround(value));  // ticks fall on whole units: "10m", "6h", "7d"
     case AxisFormat::dates:
     case AxisFormat::number:
       break;
@@ -71,14 +75,24 @@ std::vector<double> linear_ticks(double low, double high) {
   return ticks;
 }
 
-// Midnights UTC between `low` and `high` hours after `origin`: every day up to
-// 8 days, then every 2, 5, 10... days.
-std::vector<double> date_ticks(double low, double high, double origin) {
+// The hours between ticks: over two days or more, every day up to 8 days, then
+// every 2, 5, 10... days; shorter (a service's last hours), whole minutes or
+// hours, at most 8 ticks.
+double date_step(double span_hours) {
+  const double days = span_hours / 24;
+  if (days > 2) return 24 * (days <= 8 ? 1.0 : std::max(1.0, nice_step(days, 6)));
+  for (double step : {1 / 60.0, 5 / 60.0, 10 / 60.0, 0.25, 0.5, 1.0, 2.0, 3.0, 6.0, 12.0}) {
+    if (span_hours / step <= 8) return step;
+  }
+  return 24;
+}
+
+// Ticks `step` hours apart, on whole multiples of it in UTC (midnights for days),
+// between `low` and `high` hours after `origin`.
+std::vector<double> date_ticks(double low, double high, double origin, double step) {
   const double offset = std::fmod(origin, 86400.0) / 3600.0;  // hours after midnight at x = 0
-  const double days = (high - low) / 24;
-  const double step = 24 * (days <= 8 ? 1.0 : std::max(1.0, nice_step(days, 6)));
   std::vector<double> ticks;
-  for (double tick = std::ceil((low + offset) / step) * step - offset; tick <= high + 1e-9; tick += step) {
+  for (double tick = std::ceil((low + offset) / step - 1e-9) * step - offset; tick <= high + 1e-9; tick += step) {
     ticks.push_back(tick);
   }
   return ticks;
@@ -95,20 +109,23 @@ std::vector<double> log_ticks(double low, double high) {
 std::string x_axis(const Frame& frame, const PlotOptions& options) {
   std::string svg;
   const bool dates = options.x_format == AxisFormat::dates;
+  const double step = date_step(frame.x_max - frame.x_min);
   const std::vector<double> ticks = options.log_x ? log_ticks(frame.x_min, frame.x_max)
-                                    : dates       ? date_ticks(frame.x_min, frame.x_max, options.x_origin)
+                                    : dates       ? date_ticks(frame.x_min, frame.x_max, options.x_origin, step)
                                                   : linear_ticks(frame.x_min, frame.x_max);
-  const bool daily = ticks.size() < 2 || ticks[1] - ticks[0] <= 24 + 1e-9;
   for (double tick : ticks) {
     svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="grid"/>)", frame.px(tick),
                        frame.px(tick), kTop, kHeight - kBottom);
-    const std::string label = dates ? date_label(tick, options.x_origin, daily) : tick_label(tick, options.x_format);
+    const std::string label = dates ? date_label(tick, options.x_origin, step) : tick_label(tick, options.x_format);
     svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{}</text>)", frame.px(tick),
                        kHeight - kBottom + 14, label);
   }
-  if (!options.x_label.empty()) {
+  std::string unit = options.x_label;
+  // Ticks inside a day read "14:30": the unit says which day they start on.
+  if (dates && step < 24 - 1e-9) unit += (unit.empty() ? "" : ", ") + date_label(frame.x_min, options.x_origin, 24);
+  if (!unit.empty()) {
     svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="unit" text-anchor="middle">{}</text>)",
-                       (kLeft + kWidth - kRight) / 2, kHeight - 5, escape_html(options.x_label));
+                       (kLeft + kWidth - kRight) / 2, kHeight - 5, escape_html(unit));
   }
   return svg;
 }
@@ -135,13 +152,17 @@ std::string axes(const Frame& frame, const PlotOptions& options) {
   return svg;
 }
 
+// A sample of each labelled line (dashed where the line is) and its label:
+// the key reads without colour.
 std::string legend(const std::vector<PlotLine>& lines) {
   std::string svg;
   double x = kLeft;
   for (const PlotLine& line : lines) {
-    svg += fmt::format(R"(<rect x="{:.1f}" y="27" width="10" height="10" fill="{}"/>)", x, line.color);
-    svg += fmt::format(R"(<text x="{:.1f}" y="36" class="legend">{}</text>)", x + 14, escape_html(line.label));
-    x += 24 + 7 * static_cast<double>(line.label.size());
+    if (line.label.empty() || !line.in_legend) continue;
+    svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="32" y2="32" stroke="{}" class="key"{}/>)", x, x + 14,
+                       line.color, line.dashed ? R"( stroke-dasharray="4 2")" : "");
+    svg += fmt::format(R"(<text x="{:.1f}" y="36" class="legend">{}</text>)", x + 18, escape_html(line.label));
+    x += 28 + 7 * static_cast<double>(line.label.size());
   }
   return svg;
 }
@@ -164,8 +185,9 @@ std::string path_of(const PlotLine& line, const Frame& frame, bool steps) {
     }
     open = true;
   }
-  return fmt::format(R"(<path d="{}" stroke="{}" class="line"{}/>)", d, line.color,
-                     line.dashed ? R"( stroke-dasharray="6 4")" : "");
+  if (d.empty()) return "";  // a legend entry only (the key to dashed lines)
+  return fmt::format(R"(<path d="{}" stroke="{}" class="line"{}><title>{}</title></path>)", d, line.color,
+                     line.dashed ? R"( stroke-dasharray="6 4")" : "", escape_html(line.label));
 }
 
 std::string markers_of(const PlotLine& line, const Frame& frame) {
@@ -188,6 +210,9 @@ Frame frame_for(const std::vector<PlotLine>& lines, const PlotOptions& options) 
       if (!options.y_max) frame.y_max = std::max(frame.y_max, line.y[i]);
     }
   }
+  for (const Threshold& threshold : options.thresholds) {
+    if (!options.y_max) frame.y_max = std::max(frame.y_max, threshold.y);
+  }
   if (!std::isfinite(frame.x_min)) {
     frame.x_min = options.log_x ? 1 : 0;
     frame.x_max = frame.x_min + 1;
@@ -205,16 +230,44 @@ std::string chart_open(const std::string& title) {
       kWidth, kHeight, escape_html(title), kLeft, escape_html(title));
 }
 
+// A dashed line across the plot at the threshold, its label above the line's
+// left end (the lines' own labels are at their right ends).
+std::string threshold_line(const Threshold& threshold, const Frame& frame) {
+  const double y = frame.py(threshold.y);
+  return fmt::format(
+      R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" class="threshold"/><text x="{:.1f}" y="{:.1f}" class="threshold-label">{}</text>)",
+      kLeft, kWidth - kRight, y, y, kLeft + 4, y - 4, escape_html(threshold.label));
+}
+
+// The line's label at its last point, inside the plot.
+std::string end_label(const PlotLine& line, const Frame& frame) {
+  for (std::size_t i = std::min(line.x.size(), line.y.size()); i-- > 0;) {
+    if (std::isnan(line.y[i])) continue;
+    const double x = std::min(frame.px(line.x[i]) + 4, kWidth - kRight - 6 * static_cast<double>(line.label.size()));
+    return fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="end-label">{}</text>)", x, frame.py(line.y[i]) - 4,
+                       escape_html(line.label));
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string line_chart(const std::vector<PlotLine>& lines, const PlotOptions& options) {
   const Frame frame = frame_for(lines, options);
   std::string svg = chart_open(options.title) + axes(frame, options) + legend(lines);
+  for (const Threshold& threshold : options.thresholds) svg += threshold_line(threshold, frame);
   for (const PlotLine& line : lines) {
     svg += path_of(line, frame, options.steps);
     if (options.markers && !line.dashed) svg += markers_of(line, frame);
+    if (options.label_ends && !line.dashed) svg += end_label(line, frame);
   }
   return svg + "</svg>";
+}
+
+std::string message_chart(const std::string& title, const std::string& message) {
+  return chart_open(title) +
+         fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="message" text-anchor="middle">{}</text></svg>)", kWidth / 2,
+                     kHeight / 2, escape_html(message));
 }
 
 std::string bar_chart(const std::string& title, const std::vector<std::string>& categories,
@@ -251,7 +304,27 @@ std::string bar_chart(const std::string& title, const std::vector<std::string>& 
   return svg + y_label(y_axis_label) + legend(series) + "</svg>";
 }
 
-const char* policy_color(std::size_t index) { return kColors[index % std::size(kColors)]; }
+std::string with_style(const std::string& chart) {
+  const std::size_t opened = chart.find('>');
+  if (opened == std::string::npos) return chart;
+  return chart.substr(0, opened + 1) + "<style>" + chart_style() + "</style>" + chart.substr(opened + 1);
+}
+
+const char* chart_style() {
+  // Text and axes in currentColor and greys from the page's variables, so the
+  // charts follow a page's light or dark theme; the fallbacks are the report's.
+  return ".chart{width:480px;max-width:100%;height:auto;color:var(--fg,#222);background:var(--bg,#fff);"
+         "border:1px solid var(--line,#ddd)}"
+         ".chart .grid{stroke:currentColor;stroke-opacity:.12}.chart .frame{fill:none;stroke:currentColor;"
+         "stroke-opacity:.45}.chart .axis{stroke:currentColor;stroke-opacity:.45}"
+         ".chart .line{fill:none;stroke-width:1.8}.chart .key{stroke-width:2.5}"
+         ".chart .threshold{stroke:currentColor;stroke-width:1.2;stroke-dasharray:3 3}"
+         ".chart text{fill:currentColor}.chart .tick,.chart .message{fill:var(--muted,#555)}"
+         ".chart .tick,.chart .unit,.chart .end-label,.chart .threshold-label{font-size:10px}"
+         ".chart .title{font-size:13px;font-weight:600}.chart .legend{font-size:11px}.chart .message{font-size:13px}";
+}
+
+const char* series_color(std::size_t index) { return kColors[index % std::size(kColors)]; }
 
 bool has_positive_point(const std::vector<PlotLine>& lines) {
   for (const PlotLine& line : lines) {
@@ -285,4 +358,4 @@ std::string escape_html(const std::string& text) {
   return out;
 }
 
-}  // namespace allot::simulator
+}  // namespace allot::plot
