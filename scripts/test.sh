@@ -28,7 +28,7 @@ bash fuzz/run_inputs.sh build-fuzz "${ALLOT_FUZZ_SECONDS:-45}"
 stage "tests under ASan + UBSan"
 ALLOT_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh build-asan -DALLOT_SANITIZE=ON "${sanitizer_flags[@]}" \
   -- allot allot_frontend_tests allot_tests allot_runtime_tests allot_cycle_tests allot_simulator_tests allot_slurm_tests \
-     allot_http_tests allot_service_tests
+     allot_http_tests allot_service_tests allot_plot_tests
 # Sanitizers make each evaluation ~10x slower: fewer random states and mutants
 # here; the normal build below runs the full counts.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
