@@ -76,6 +76,9 @@ classProperty
   // `fast_lane up to 4 gpus per program`; the checker reads the words after
   // the number, so a misspelt unit gets a message about fast lanes.
   | 'fast_lane' 'up' 'to' value=NUMBER words+=IDENT* # fastLaneProperty
+  // `progress every 20m after 10m else stop`: `after` is read as a word (not a
+  // keyword, so names such as `fn after` stay valid), and so is the action.
+  | 'progress' 'every' value=DURATION (afterWord=IDENT after=DURATION)? ('else' action=(IDENT | 'preempt'))? # progressProperty
   ;
 booleanLiteral : 'true' | 'false' ;
 

@@ -286,18 +286,22 @@ Json policy_json(const runtime::PolicySlot::Running& running, Seconds now, const
   }
   Json classes = Json::array();
   for (const ClassInfo& info : tables.classes) {
-    classes.push_back(Json{{"name", info.name},
-                           {"max_gpus", info.max_gpus},
-                           {"max_nodes", info.max_nodes},
-                           {"max_runtime", info.max_runtime},
-                           {"protect", info.protect},
-                           {"protect_up_to", info.protect_up_to},
-                           {"checkpoint_every", info.checkpoint_every},
-                           {"grace", info.grace},
-                           {"resumable", info.resumable},
-                           {"preemptible", info.preemptible},
-                           {"deadline_required", info.deadline_required},
-                           {"fast_lane_gpus", info.fast_lane_gpus}});
+    classes.push_back(
+        Json{{"name", info.name},
+             {"max_gpus", info.max_gpus},
+             {"max_nodes", info.max_nodes},
+             {"max_runtime", info.max_runtime},
+             {"protect", info.protect},
+             {"protect_up_to", info.protect_up_to},
+             {"checkpoint_every", info.checkpoint_every},
+             {"grace", info.grace},
+             {"resumable", info.resumable},
+             {"preemptible", info.preemptible},
+             {"deadline_required", info.deadline_required},
+             {"fast_lane_gpus", info.fast_lane_gpus},
+             {"progress_every", info.progress_every},
+             {"progress_after", info.progress_after},
+             {"on_stall", info.progress_every > 0 ? Json(stall_action_name(info.on_stall)) : Json(nullptr)}});
   }
   return Json{{"name", tables.name},
               {"hash", running.policy->source_hash()},

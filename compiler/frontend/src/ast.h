@@ -154,6 +154,7 @@ enum class ClassPropertyKind {
   deadline,
   slo,
   fast_lane,
+  progress,
 };
 
 // One property line of a class. `value` holds the number, seconds or percent;
@@ -165,8 +166,13 @@ struct ClassProperty {
   bool up_to = false;  // `protect up to D`: the job chooses, capped at D
   Span span;
   // `fast_lane up to N gpus per program`: the words after N, and where they are.
+  // `progress every D [after A] [else ACTION]`: `value` is D, `after` is A (0
+  // when absent), `words` holds the word before A ("after") and `action` the action.
   std::vector<std::string> words;
   Span words_span;
+  double after = 0;
+  std::string action;
+  Span action_span;
 };
 
 struct ClassDecl {

@@ -67,6 +67,9 @@
   X(slo_without_deadline, warning, "a class promises an SLO but does not require deadlines") \
   X(fast_lane_without_limit, error, "a fast-lane class sets no max_runtime") \
   X(fast_lane_unprotected, error, "a fast-lane class does not protect its jobs for their whole run") \
+  X(stall_action_required, error, "a class that is not preemptible requires progress but says nothing of a stalled job") \
+  X(progress_exceeds_runtime, error, "a class's jobs end before a missing progress report could be noticed") \
+  X(progress_exceeds_protection, warning, "a class's protection ends before a missing progress report could be noticed") \
   X(type_mismatch, error, "an expression combines values of incompatible types or units") \
   X(unknown_field, error, "a record has no field of that name") \
   X(unknown_function, error, "a function of that name does not exist") \

@@ -192,6 +192,38 @@ TEST_CASE("a class's fast lane becomes its GPUs per program", "[ir][lower]") {
         std::string::npos);
 }
 
+TEST_CASE("a class's progress rule becomes its interval, allowance and action", "[ir][lower]") {
+  // Table-driven: the rule as written, and what the runtime reads.
+  struct Row {
+    std::string rule;
+    double every, after;
+    StallAction action;
+    std::string printed;
+  };
+  const std::vector<Row> rows = {
+      {"progress every 5m", 300, 0, StallAction::preempt, "progress 300s after 0s else preempt"},
+      {"progress every 5m after 2m", 300, 120, StallAction::preempt, "progress 300s after 120s else preempt"},
+      {"progress every 5m else stop", 300, 0, StallAction::stop, "progress 300s after 0s else stop"},
+      {"progress every 5m after 1m else keep", 300, 60, StallAction::keep, "progress 300s after 60s else keep"},
+      {"progress every 5m else preempt", 300, 0, StallAction::preempt, "progress 300s after 0s else preempt"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    std::string text = policy_with("1");
+    const std::string debug = "class debug { max_gpus 1 max_runtime 15m protect 15m resumable }";
+    REQUIRE(text.find(debug) != std::string::npos);
+    text.replace(text.find(debug), debug.size(),
+                 "class debug { max_gpus 1 max_runtime 15m protect 15m resumable " + row.rule + " }");
+    const auto policy = lower_source(text);
+    REQUIRE(policy.tables.classes.size() == 2);
+    CHECK(policy.tables.classes[0].progress_every == row.every);
+    CHECK(policy.tables.classes[0].progress_after == row.after);
+    CHECK(policy.tables.classes[0].on_stall == row.action);
+    CHECK(policy.tables.classes[1].progress_every == 0);  // no rule: never stalled
+    CHECK(ir::print(policy).find(row.printed) != std::string::npos);
+  }
+}
+
 TEST_CASE("the printed IR is stable and readable", "[ir][print]") {
   const auto policy = lower_source(policy_with("job.wait / 1h + 1", "victim.gpus > requester.gpus"));
   const std::string printed = ir::print(policy);

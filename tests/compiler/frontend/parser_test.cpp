@@ -33,7 +33,7 @@ TEST_CASE("syntax errors name what was found and what was expected", "[parser]")
       {"policy p { class c { protect } }", "unexpected `}`, expected `up` or a duration like `15m`"},
       {"policy p { unit gpu_hours { h100 = 1.0 }",
        "unexpected end of file, expected `}`, `unit`, `window`, `fairshare`, "
-       "`tree`, `class`, `exception`, `fn`, `rank`, `preempt` or `gates`"},
+       "`tree`, `class`, `preempt`, `exception`, `fn`, `rank` or `gates`"},
       {"policy p { rank = \"open", "unterminated string"},
       {"/* never closed", "unterminated block comment"},
       {"policy p { rank = 1 $ 2 }", "unexpected character `$`"},

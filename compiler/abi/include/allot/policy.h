@@ -46,6 +46,13 @@ struct AccountInfo {
   bool leaf = true;
 };
 
+// What happens to a running job that stops reporting progress (a class's
+// `progress every D ... else ACTION`, docs/LANGUAGE.md "Progress"): it loses
+// its protection and is preferred as a victim (preempt, the default of a
+// preemptible class), runs on, charged and reported (keep), or is stopped at
+// once (stop).
+enum class StallAction { preempt, keep, stop };
+
 // An execution contract; durations in seconds, 0 when not set.
 struct ClassInfo {
   std::string name;
@@ -64,7 +71,25 @@ struct ClassInfo {
   // their protection, share rule or not, while the program's running jobs of
   // this class hold at most N GPUs (0: no fast lane). docs/SCHEDULING.md.
   int fast_lane_gpus = 0;
+  // `progress every D after A`: once A has passed since its start, a running
+  // job reports progress at least every D, or it is stalled (0: no rule).
+  double progress_every = 0;
+  double progress_after = 0;
+  StallAction on_stall = StallAction::preempt;
 };
+
+// The action as a policy writes it ("preempt", "keep", "stop").
+inline const char* stall_action_name(StallAction action) {
+  switch (action) {
+    case StallAction::keep:
+      return "keep";
+    case StallAction::stop:
+      return "stop";
+    case StallAction::preempt:
+      break;
+  }
+  return "preempt";
+}
 
 // A temporary grant, applied by the runtime while starts <= now < expires
 // (seconds since the epoch), so it stops at expiry without a recompile.

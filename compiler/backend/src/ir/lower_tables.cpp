@@ -170,6 +170,14 @@ ClassInfo lower_class(const ast::ClassDecl& decl) {
       case Kind::fast_lane:
         info.fast_lane_gpus = saturated_int(property.value);
         break;
+      case Kind::progress:
+        info.progress_every = property.value;
+        info.progress_after = property.after;
+        // The checker accepts only these words, and no `preempt` for a class that is not preemptible.
+        info.on_stall = property.action == "keep"   ? StallAction::keep
+                        : property.action == "stop" ? StallAction::stop
+                                                    : StallAction::preempt;
+        break;
     }
   }
   // As the contract check decides (check/contract_check.cpp is_preemptible): a

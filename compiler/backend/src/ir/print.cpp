@@ -126,6 +126,10 @@ std::string class_text(std::size_t index, const ClassInfo& info) {
   text += info.deadline_required ? " deadline" : "";
   if (info.slo) text += fmt::format(" slo {}", *info.slo);
   if (info.fast_lane_gpus) text += fmt::format(" fast_lane {}", info.fast_lane_gpus);
+  if (info.progress_every) {
+    text += fmt::format(" progress {}s after {}s else {}", info.progress_every, info.progress_after,
+                        stall_action_name(info.on_stall));
+  }
   return text + "\n";
 }
 

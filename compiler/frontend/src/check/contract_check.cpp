@@ -2,11 +2,15 @@
 // resumption, deadlines) must be a promise the runtime can keep.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "allot/duration.h"
 #include "check_context.h"
+#include "suggest.h"
 
 namespace allot {
 namespace {
@@ -38,12 +42,15 @@ const char* property_name(Kind kind) {
       return "slo";
     case Kind::fast_lane:
       return "fast_lane";
+    case Kind::progress:
+      return "progress";
   }
   return "";
 }
 
 bool is_duration(Kind kind) {
-  return kind == Kind::max_runtime || kind == Kind::protect || kind == Kind::checkpoint || kind == Kind::grace;
+  return kind == Kind::max_runtime || kind == Kind::protect || kind == Kind::checkpoint || kind == Kind::grace ||
+         kind == Kind::progress;
 }
 
 // A duration as it can be written in a policy: one unit, the largest that
@@ -85,14 +92,44 @@ bool fast_lane_words_valid(const ast::ClassProperty& property) {
          words[2] == "program";
 }
 
+// `progress every D [after A] [else ACTION]`: the word before A must be
+// `after` and the action one of preempt, keep, stop; reports what is not.
+bool progress_words_valid(const ast::ClassDecl& decl, const ast::ClassProperty& property, const CheckContext& context) {
+  bool valid = true;
+  if (!property.words.empty() && property.words.front() != "after") {
+    context.diagnostics
+        .error(DiagnosticCode::invalid_contract, property.words_span,
+               fmt::format("expected `after` in the progress rule of class `{}`, found `{}`", decl.name,
+                           property.words.front()))
+        .help("write `progress every 20m after 10m`: reports at least every 20m once the job has run 10m");
+    valid = false;
+  }
+  static const std::vector<std::string> kActions = {"preempt", "keep", "stop"};
+  if (!property.action.empty() && std::find(kActions.begin(), kActions.end(), property.action) == kActions.end()) {
+    context.diagnostics
+        .error(DiagnosticCode::invalid_contract, property.action_span,
+               fmt::format("`{}` is not something a stalled job of class `{}` can be made to do", property.action,
+                           decl.name))
+        .note("a stalled job can be preempted (`else preempt`), kept running (`else keep`) or stopped (`else stop`)")
+        .help(suggest(property.action, kActions));
+    valid = false;
+  }
+  return valid;
+}
+
 bool value_is_valid(const ast::ClassProperty& property) {
   if (property.kind == Kind::max_gpus || property.kind == Kind::max_nodes || property.kind == Kind::fast_lane) {
     return property.value >= 1 && property.value <= kMaxClassCount && std::floor(property.value) == property.value;
   }
   // At most the longest duration any input may state, so no contract's time
   // arithmetic (start + protect + grace) can overflow.
-  if (is_duration(property.kind))
-    return property.value > 0 && property.value <= static_cast<double>(support::kMaxDurationSeconds);
+  const auto duration_ok = [](double seconds) {
+    return seconds > 0 && seconds <= static_cast<double>(support::kMaxDurationSeconds);
+  };
+  if (property.kind == Kind::progress) {
+    return duration_ok(property.value) && (property.words.empty() || duration_ok(property.after));
+  }
+  if (is_duration(property.kind)) return duration_ok(property.value);
   if (property.kind == Kind::slo) return property.value > 0 && property.value <= 100;
   return true;
 }
@@ -103,7 +140,9 @@ void report_invalid_value(const ast::ClassDecl& decl, const ast::ClassProperty& 
     context.diagnostics
         .error(DiagnosticCode::invalid_duration, property.span,
                fmt::format("`{}` of class `{}` must be longer than 0 and at most 100 years", name, decl.name))
-        .help(fmt::format("write a duration such as `{} 15m`, or remove the line", name));
+        .help(property.kind == Kind::progress
+                  ? "write durations such as `progress every 20m after 10m`"
+                  : fmt::format("write a duration such as `{} 15m`, or remove the line", name));
   } else if (property.kind == Kind::slo) {
     context.diagnostics
         .error(DiagnosticCode::invalid_contract, property.span,
@@ -134,6 +173,7 @@ struct Contract {
 Contract read_contract(const ast::ClassDecl& decl, const CheckContext& context) {
   Contract contract{first_properties(decl, context), {}};
   for (const auto& [kind, property] : contract.all) {
+    if (kind == Kind::progress && !progress_words_valid(decl, *property, context)) continue;
     if (kind == Kind::fast_lane && !fast_lane_words_valid(*property)) {
       context.diagnostics
           .error(DiagnosticCode::invalid_contract, property->words_span,
@@ -256,8 +296,68 @@ void check_fast_lane(const ast::ClassDecl& decl, const Contract& contract, const
                   literal));
 }
 
+// A progress rule must be one the runtime can act on: a class that cannot be
+// preempted says what happens to a stalled job; the rule must be able to
+// notice a stall before the job's limit ends it, and (for a stall that costs
+// the job its protection) before its protection ends by itself.
+void check_progress(const ast::ClassDecl& decl, const Contract& contract, const CheckContext& context) {
+  auto rule = contract.valid.find(Kind::progress);
+  if (rule == contract.valid.end()) return;
+  const ast::ClassProperty& progress = *rule->second;
+  const bool preemptible = is_preemptible(contract.all);
+  if (!preemptible && progress.action.empty()) {
+    context.diagnostics
+        .error(DiagnosticCode::stall_action_required, progress.span,
+               fmt::format("class `{}` is not preemptible, so its progress rule must say what happens to a "
+                           "stalled job",
+                           decl.name))
+        .help(fmt::format("end the line with `else keep` (it runs on, charged and reported as stalled) or `else "
+                          "stop` (it is stopped at once)"));
+    return;
+  }
+  if (!preemptible && progress.action == "preempt") {
+    context.diagnostics
+        .error(DiagnosticCode::invalid_contract, progress.action_span,
+               fmt::format("class `{}` is not preemptible: a stalled job cannot be preempted", decl.name))
+        .help("write `else keep` or `else stop`");
+    return;
+  }
+  // The earliest a stall can be noticed: the allowance, then one whole interval without a report.
+  const double noticed = progress.after + progress.value;
+  const std::string when = support::format_duration(std::llround(noticed));
+  if (auto limit = contract.valid.find(Kind::max_runtime);
+      limit != contract.valid.end() && noticed >= limit->second->value) {
+    context.diagnostics
+        .error(DiagnosticCode::progress_exceeds_runtime, progress.span,
+               fmt::format("a stalled job of class `{}` is noticed after {} at the earliest, but its jobs run at "
+                           "most {}",
+                           decl.name, when, support::format_duration(std::llround(limit->second->value))))
+        .note("the limit is here", limit->second->span)
+        .help("ask for progress more often, with a shorter allowance, or remove the rule");
+    return;
+  }
+  auto protect = contract.valid.find(Kind::protect);
+  const bool costs_protection = preemptible && (progress.action.empty() || progress.action == "preempt");
+  if (costs_protection && protect != contract.valid.end() && noticed >= protect->second->value) {
+    const double room = protect->second->value - progress.after;  // protected time left after the allowance
+    context.diagnostics
+        .warning(DiagnosticCode::progress_exceeds_protection, progress.span,
+                 fmt::format("a stalled job of class `{}` is noticed after {} at the earliest, when its protection "
+                             "of {} has already ended",
+                             decl.name, when, support::format_duration(std::llround(protect->second->value))))
+        .note(protect->second->up_to ? "each job chooses at most this protection here" : "protected here",
+              protect->second->span)
+        .help(room >= 120 ? fmt::format("so that a hung job is noticed while it is still protected, ask for progress "
+                                        "at least every {}; or write `else stop` to stop a stalled job at once",
+                                        duration_literal(std::floor(room / 2 / 60) * 60))
+                          : std::string("the allowance leaves no protected time to notice a stall in: shorten it, or "
+                                        "write `else stop` to stop a stalled job at once"));
+  }
+}
+
 void check_class(const ast::ClassDecl& decl, const CheckContext& context) {
   const Contract contract = read_contract(decl, context);
+  check_progress(decl, contract, context);
   check_checkpoint_protection(decl, contract, context);
   check_resumable_if_preemptible(decl, contract.all, context);
   check_deadline_and_slo(decl, contract.all, context);

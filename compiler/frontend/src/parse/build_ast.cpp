@@ -224,6 +224,17 @@ class Builder {
       for (antlr4::Token* word : p->words) result.words.push_back(word->getText());
       result.words_span =
           p->words.empty() ? span(p->value) : Span{file_, span(p->words.front()).begin, span(p->words.back()).end};
+    } else if (auto* p = dynamic_cast<P::ProgressPropertyContext*>(context)) {
+      set(Kind::progress, duration_seconds(p->value), true, false);
+      if (p->afterWord != nullptr) {
+        result.words.push_back(p->afterWord->getText());
+        result.words_span = span(p->afterWord);
+        result.after = duration_seconds(p->after);
+      }
+      if (p->action != nullptr) {
+        result.action = p->action->getText();
+        result.action_span = span(p->action);
+      }
     }
     return result;
   }
