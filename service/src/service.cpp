@@ -272,6 +272,7 @@ ClusterState Service::Impl::live_state(Seconds now) const {
     const JobRecord& record = live.at(id);
     if (record.phase == JobPhase::running && record.run) {
       state.running.push_back(*record.run);
+      state.running.back().last_progress = record.last_progress;  // the record keeps the reports
     } else {
       state.pending.push_back(record.request);
     }
@@ -506,7 +507,13 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
     }
     run.last_checkpoint = at;
   } else if (event.kind == "progress") {
-    record.last_progress = std::max(at, record.last_progress.value_or(at));
+    if (record.last_progress && at < *record.last_progress) {
+      return ApiError{409,
+                      fmt::format("progress at {} is older than the last progress reported ({})",
+                                  support::format_timestamp(at), support::format_timestamp(*record.last_progress)),
+                      "at", ""};
+    }
+    record.last_progress = at;
   } else if (event.kind == "finished" || event.kind == "failed") {
     if (auto charged = s.charge({&run}, at); !charged) return server_error("the event", charged.error());
     record.phase = event.kind == "finished" ? JobPhase::finished : JobPhase::failed;

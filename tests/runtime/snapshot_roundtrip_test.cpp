@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -196,6 +197,15 @@ class StateMaker {
     contract.preemptible = coin();
     if (coin()) contract.policy_hash = name("53c0");
     if (coin()) contract.yields_at = time_in(job.started, kLatest);
+    if (coin()) job.last_progress = time_in(job.started, state.now);
+    if (coin()) {
+      contract.progress_every = duration();
+      if (contract.progress_every != 0) {
+        contract.progress_after = duration();
+        contract.on_stall =
+            std::array{allot::StallAction::preempt, allot::StallAction::keep, allot::StallAction::stop}[below(3)];
+      }
+    }
     return job;
   }
 

@@ -13,6 +13,7 @@
 #include "temp_folder.h"
 
 using namespace allot::runtime;
+using allot::StallAction;
 using allot::support::format_timestamp;
 using allot::support::parse_timestamp;
 
@@ -117,12 +118,14 @@ drain_deadline = 2026-12-03T06:00:00Z
   running_request.nodes = 2;
   running_request.gpu_type = "";
   running_request.deadline.reset();
-  RunningJob running{running_request,
-                     kWednesday9 - 1800,
-                     kWednesday9 - 600,
-                     {1, 0},
-                     Contract{kWednesday9 + 60, 1800, 300, true, false, "abc123", kWednesday9 + 7200},
-                     kWednesday9 + 300};
+  RunningJob running{
+      running_request,
+      kWednesday9 - 1800,
+      kWednesday9 - 600,
+      {1, 0},
+      Contract{kWednesday9 + 60, 1800, 300, true, false, "abc123", kWednesday9 + 7200, 1200, 600, StallAction::keep},
+      kWednesday9 + 300,
+      kWednesday9 - 120};
   state.running.push_back(running);
   state.reservations.push_back(Reservation{waiting.id, {0}, kWednesday9 + 900, 2, 0.1, 1.0 / 3.0});
   state.usage = {{"exploration/ana", 123456.789}, {"product", 1e-7}, {"", 0}};
@@ -226,6 +229,10 @@ TEST_CASE("every field survives a write and a read", "[runtime][snapshot]") {
   CHECK_FALSE(r.contract.preemptible);
   CHECK(r.contract.policy_hash == "abc123");
   CHECK(r.contract.yields_at == a.running[0].contract.yields_at);
+  CHECK(r.contract.progress_every == 1200);
+  CHECK(r.contract.progress_after == 600);
+  CHECK(r.contract.on_stall == StallAction::keep);
+  CHECK(r.last_progress == kWednesday9 - 120);
   REQUIRE(b.reservations.size() == 1);
   CHECK(b.reservations[0].job_id == x.id);
   CHECK(b.reservations[0].nodes == std::vector<int>{0});

@@ -302,6 +302,7 @@ TEST_CASE("Events move a running job: checkpoints forward only, times not in the
   served.event({{"kind", "progress"}, {"job", first}, {"at", "2026-12-02T10:00:00Z"}}, 400);      // future
   served.event({{"kind", "progress"}, {"job", first}, {"at", "2026-12-02T08:00:00Z"}}, 400);      // before its start
   served.event({{"kind", "progress"}, {"job", first}});
+  served.event({{"kind", "progress"}, {"job", first}, {"at", "2026-12-02T09:25:00Z"}}, 409);  // backwards
   served.event({{"kind", "finishd"}, {"job", first}}, 400);
   served.event({{"kind", "finished"}, {"job", "nope"}}, 404);
   served.event({{"kind", "node_down"}, {"node", "gpu-1"}}, 404);

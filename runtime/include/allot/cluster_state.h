@@ -12,6 +12,7 @@
 
 #include "allot/epoch_seconds.h"
 #include "allot/inventory.h"
+#include "allot/policy.h"
 
 namespace allot::runtime {
 
@@ -61,6 +62,12 @@ struct Contract {
   // that hold's time (preemptible and resumable, so the hold may take it back):
   // from then on it may be preempted for the hold, share rule or not.
   std::optional<Seconds> yields_at;
+  // The class's progress rule when the job started (docs/LANGUAGE.md
+  // "Progress"; 0: none): once `progress_after` has passed since its start,
+  // it reports progress at least every `progress_every`, or it is stalled.
+  Seconds progress_every = 0;
+  Seconds progress_after = 0;
+  StallAction on_stall = StallAction::preempt;
 };
 
 // A job holding resources.
@@ -74,6 +81,9 @@ struct RunningJob {
   // (a grace, or a drain's checkpoint or deadline): the job stops then, holds its
   // resources until then, and is never chosen again.
   std::optional<Seconds> stopping_at;
+  // The last progress the job reported (a step, a metric, a heartbeat);
+  // a checkpoint it reported (last_checkpoint after its start) counts too.
+  std::optional<Seconds> last_progress;
 };
 
 // Capacity freed by preemption, held for the job it was freed for.

@@ -39,6 +39,12 @@ Seconds last_safe_point(const RunningJob& job, Seconds at);
 // The GPU-seconds a job loses if it stops at `stop`: everything since its last safe point.
 double lost_gpu_seconds(const RunningJob& job, Seconds stop);
 
+// When the job became stalled, if it is at `now`: it has a progress rule, and
+// no progress (nor a checkpoint) was reported within `progress_every` of
+// max(its start + `progress_after`, its last report). The stall starts at
+// that report + the interval.
+std::optional<Seconds> stalled_since(const RunningJob& job, Seconds now);
+
 // Why a running job may not be stopped now, in the order a person needs them.
 enum class StopRefusal {
   stopping,         // its stop is decided already (RunningJob::stopping_at)
@@ -51,8 +57,10 @@ enum class StopRefusal {
 // cycle (preemption candidates, taking back overruns), `allot explain`, the
 // replay's shortfall classification and the Slurm adapter's check before it
 // enacts a preemption all ask. nullopt when it may: whether it is stopped is
-// then for `preempt`, the share rule, a fast lane or a hold to decide.
-std::optional<StopRefusal> stop_refusal(const Contract& contract, bool requeueable, bool stopping, Seconds now);
+// then for `preempt`, the share rule, a fast lane or a hold to decide. A
+// stalled job whose contract says `else preempt` has lost its protection.
+std::optional<StopRefusal> stop_refusal(const Contract& contract, bool requeueable, bool stopping, Seconds now,
+                                        bool stalled = false);
 std::optional<StopRefusal> stop_refusal(const RunningJob& job, Seconds now);
 
 // The refusal in words, for explain: "its contract protects it until

@@ -40,6 +40,11 @@ Json contract_json(const Contract& contract) {
             {"preemptible", contract.preemptible},
             {"policy", contract.policy_hash}};
   if (contract.yields_at) json["yields_at"] = support::format_timestamp(*contract.yields_at);
+  if (contract.progress_every > 0) {
+    json["progress_every"] = contract.progress_every;
+    json["progress_after"] = contract.progress_after;
+    json["on_stall"] = stall_action_name(contract.on_stall);
+  }
   return json;
 }
 

@@ -41,8 +41,8 @@ void apply_decisions(ClusterState& state, const CycleResult& result) {
       continue;
     }
     const Decision& decision = *start->second;
-    running.push_back(
-        RunningJob{std::move(job), result.now, result.now, decision.nodes, decision.contract, std::nullopt});
+    running.push_back(RunningJob{std::move(job), result.now, result.now, decision.nodes, decision.contract,
+                                 std::nullopt, std::nullopt});
   }
   // Requeued jobs join the back of the list; the cycle orders by rank anyway.
   pending.insert(pending.end(), std::make_move_iterator(requeue.begin()), std::make_move_iterator(requeue.end()));

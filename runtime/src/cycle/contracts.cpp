@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,9 @@ Contract contract_at_start(const ClassInfo& info, const JobRequest& job, Seconds
   contract.resumable = info.resumable;
   contract.preemptible = info.preemptible;
   contract.policy_hash = policy_hash;
+  contract.progress_every = whole_seconds(info.progress_every);
+  contract.progress_after = whole_seconds(info.progress_after);
+  contract.on_stall = info.on_stall;
   return contract;
 }
 
@@ -71,16 +75,33 @@ double lost_gpu_seconds(const RunningJob& job, Seconds stop) {
   return gpus * static_cast<double>(std::max<Seconds>(0, stop - last_safe_point(job, stop)));
 }
 
-std::optional<StopRefusal> stop_refusal(const Contract& contract, bool requeueable, bool stopping, Seconds now) {
+std::optional<Seconds> stalled_since(const RunningJob& job, Seconds now) {
+  const Contract& contract = job.contract;
+  if (contract.progress_every <= 0) return std::nullopt;
+  Seconds clock = job.started + std::max<Seconds>(0, contract.progress_after);
+  if (job.last_progress) clock = std::max(clock, *job.last_progress);
+  if (job.last_checkpoint > job.started) clock = std::max(clock, job.last_checkpoint);
+  // Saturating: a contract read from a file is bounded, but a sum of two bounds need not be.
+  const Seconds due = clock > std::numeric_limits<Seconds>::max() - contract.progress_every
+                          ? std::numeric_limits<Seconds>::max()
+                          : clock + contract.progress_every;
+  if (now < due) return std::nullopt;
+  return due;
+}
+
+std::optional<StopRefusal> stop_refusal(const Contract& contract, bool requeueable, bool stopping, Seconds now,
+                                        bool stalled) {
   if (stopping) return StopRefusal::stopping;
   if (!contract.preemptible) return StopRefusal::not_preemptible;
   if (!requeueable) return StopRefusal::not_requeueable;
-  if (now < contract.protected_until) return StopRefusal::protected_now;
+  const bool protection_lost = stalled && contract.on_stall == StallAction::preempt;
+  if (now < contract.protected_until && !protection_lost) return StopRefusal::protected_now;
   return std::nullopt;
 }
 
 std::optional<StopRefusal> stop_refusal(const RunningJob& job, Seconds now) {
-  return stop_refusal(job.contract, job.request.requeueable, job.stopping_at.has_value(), now);
+  return stop_refusal(job.contract, job.request.requeueable, job.stopping_at.has_value(), now,
+                      stalled_since(job, now).has_value());
 }
 
 std::string stop_refusal_text(StopRefusal refusal, const RunningJob& job, Seconds now) {

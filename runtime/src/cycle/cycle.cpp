@@ -1,6 +1,7 @@
 // run_cycle (allot/cycle.h) as a pipeline:
 //   1. context.h    what the cycle reads, built once (jobs, account table, ranks, ...);
-//   2. drain.h      stops for jobs on draining or down nodes;
+//   2. drain.h      stops for jobs on draining or down nodes, then for stalled
+//      jobs whose class says `else stop` (contracts.h stalled_since);
 //   3. the ranked queue, best first: each job starts where it fits now
 //      (placement.h), or on capacity freed for it earlier (a reservation), or
 //      by backfill (backfill.h), or by stopping jobs for it (preemption.h: the
@@ -46,6 +47,7 @@ class CycleRun {
   void hold_running_jobs();
   void hold_reservations();
   void decide_drains();
+  void decide_stalls();
   // The queue, and one job of it at its place.
   void place_queue();
   void place(const PendingJob& job, std::size_t position);
@@ -141,6 +143,7 @@ CycleResult CycleRun::run() {
   result_.now = state_.now;
   result_.policy_hash = policy_.source_hash();
   decide_drains();
+  decide_stalls();
   place_queue();
   result_.decisions = std::move(actions_);
   result_.decisions.reserve(result_.decisions.size() + skips_.size());
@@ -156,6 +159,18 @@ void CycleRun::decide_drains() {
   if (!options_.stop_on_unavailable_nodes) return;
   for (DrainStop& drain : drain_stops(state_.inventory, active_, state_.now)) {
     stop(drain.active, drain.stops_at, drain.lost_gpu_seconds, "", std::move(drain.reason));
+  }
+}
+
+// A stalled job whose class says `else stop` stops now (its GPUs go to the
+// queue in this cycle), whatever its protection or preemptibility: its
+// contract asked for progress it did not make.
+void CycleRun::decide_stalls() {
+  for (std::size_t i = 0; i < active_.size(); ++i) {
+    const ActiveJob& job = active_[i];
+    if (job.stopping || job.stopped || !job.stalled || job.job->contract.on_stall != StallAction::stop) continue;
+    const Seconds since = stalled_since(*job.job, state_.now).value_or(state_.now);
+    stop(static_cast<int>(i), state_.now, lost_gpu_seconds(*job.job, state_.now), "", stalled_stop(since));
   }
 }
 

@@ -96,6 +96,7 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
     }
     active.node_count = static_cast<int>(job.nodes.size());
     active.stopping = job.stopping_at.has_value();
+    active.stalled = stalled_since(job, state.now).has_value();
     active.stopped = (job.stopping_at && *job.stopping_at <= state.now) || !valid_nodes(job, state.inventory);
     active.rate = rate_of(unit, state.inventory, job.nodes, active.per_node);
     const int index = static_cast<int>(jobs.active.size());

@@ -40,6 +40,7 @@ struct ActiveJob {
   double rate = 0;        // what it costs per hour in the policy's unit
   bool stopping = false;  // its stop is decided (stopping_at, or in this cycle)
   bool stopped = false;   // its stop time has passed: its resources are free
+  bool stalled = false;   // no progress within its contract's interval (contracts.h stalled_since)
 };
 
 // The rate of holding `amounts` on each of `nodes` of `inventory` (accounting.h's rate_on_nodes).

@@ -130,6 +130,11 @@ std::string class_not_in_policy(const std::string& job_class, const std::string&
 
 std::string node_down(const Node& node) { return fmt::format("node `{}` is down", node.name); }
 
+std::string stalled_stop(Seconds stalled_since) {
+  return fmt::format("no progress reported: stalled since {}, and its class stops stalled jobs",
+                     support::format_timestamp(stalled_since));
+}
+
 std::string node_draining_until_checkpoint(const Node& node) {
   return fmt::format("node `{}` is draining; the job stops at its next checkpoint", node.name);
 }

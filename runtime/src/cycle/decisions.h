@@ -58,6 +58,7 @@ std::string class_not_in_policy(const std::string& job_class, const std::string&
 // --- stops (for a drain: drain.h) ---
 
 std::string node_down(const Node& node);
+std::string stalled_stop(Seconds stalled_since);
 std::string node_draining_until_checkpoint(const Node& node);
 std::string node_draining_until_deadline(const Node& node);
 

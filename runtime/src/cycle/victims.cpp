@@ -15,14 +15,20 @@ namespace {
 constexpr std::size_t kExhaustiveLimit = 12;
 constexpr double kSlack = 1e-9;
 
-// How bad a set of victims is: lost work first, then how many, then the longest grace.
+// How bad a set of victims is: the work lost by victims that are making
+// progress (so a stalled job is taken before any that works), then the work
+// the stalled ones lose, then how many, then the longest grace. Without a
+// stalled candidate this is lost work, count, grace.
 struct Cost {
-  double lost = 0;
+  double lost = 0;          // by progressing victims
+  double stalled_lost = 0;  // by stalled victims
   std::size_t count = 0;
   Seconds grace = 0;
 
+  double total() const { return lost + stalled_lost; }
+
   friend bool operator<(const Cost& a, const Cost& b) {
-    return std::tie(a.lost, a.count, a.grace) < std::tie(b.lost, b.count, b.grace);
+    return std::tie(a.lost, a.stalled_lost, a.count, a.grace) < std::tie(b.lost, b.stalled_lost, b.count, b.grace);
   }
 };
 
@@ -98,7 +104,8 @@ std::optional<double> Search::lower_bound(int node) {
     const ActiveJob& candidate = in_.active[static_cast<std::size_t>(job)];
     add(all, candidate.per_node);
     const double gpus = static_cast<double>(candidate.node_count) * candidate.per_node.gpus;
-    if (gpus > 0) cheapest_per_gpu = std::min(cheapest_per_gpu, lost(job) / gpus);
+    // A bound on the first key of Cost: what progressing victims lose (a stalled one counts 0).
+    if (gpus > 0) cheapest_per_gpu = std::min(cheapest_per_gpu, (candidate.stalled ? 0.0 : lost(job)) / gpus);
   }
   if (!covers(all, needed)) return std::nullopt;
   if (needed.gpus <= 0) return 0.0;
@@ -125,9 +132,9 @@ bool Search::accepted(int victim) {
 }
 
 Cost Search::cost_of(const std::vector<int>& victims) const {
-  Cost cost{0, victims.size(), 0};
+  Cost cost{0, 0, victims.size(), 0};
   for (int job : victims) {
-    cost.lost += lost(job);
+    (in_.active[static_cast<std::size_t>(job)].stalled ? cost.stalled_lost : cost.lost) += lost(job);
     cost.grace = std::max(cost.grace, in_.active[static_cast<std::size_t>(job)].job->contract.grace);
   }
   return cost;
@@ -170,7 +177,10 @@ std::optional<NodeOption> Search::greedy(int node, std::vector<int> candidates, 
   auto per_gpu = [&](int job) {
     return lost(job) / std::max(1, in_.active[static_cast<std::size_t>(job)].per_node.gpus);
   };
-  std::sort(candidates.begin(), candidates.end(), [&](int a, int b) { return per_gpu(a) < per_gpu(b); });
+  auto progressing = [&](int job) { return !in_.active[static_cast<std::size_t>(job)].stalled; };
+  std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+    return std::pair(progressing(a), per_gpu(a)) < std::pair(progressing(b), per_gpu(b));
+  });
   std::vector<int> chosen;
   NodeAmounts freed;
   for (int job : candidates) {
@@ -221,7 +231,7 @@ std::optional<VictimChoice> Search::one_node(std::vector<std::pair<double, int>>
     if (option && (!best || option->cost < best->cost)) best = std::move(option);
   }
   if (!best) return std::nullopt;
-  return VictimChoice{best->victims, {best->node}, best->cost.lost};
+  return VictimChoice{best->victims, {best->node}, best->cost.total()};
 }
 
 // The cheapest `nodes` options in one block if a block has enough, else overall;
@@ -238,9 +248,12 @@ std::optional<VictimChoice> Search::many_nodes(const std::vector<std::pair<doubl
   }
   auto by_cost = [](const NodeOption& a, const NodeOption& b) { return a.cost < b.cost; };
   auto total = [&](const std::vector<NodeOption>& options) {
-    double lost = 0;
-    for (std::size_t i = 0; i < needed; ++i) lost += options[i].cost.lost;
-    return lost;
+    std::pair<double, double> cost{0, 0};  // work lost by progressing victims, then by stalled ones
+    for (std::size_t i = 0; i < needed; ++i) {
+      cost.first += options[i].cost.lost;
+      cost.second += options[i].cost.stalled_lost;
+    }
+    return cost;
   };
   const std::vector<NodeOption>* chosen = nullptr;
   for (auto& [block, options] : by_block) {
@@ -263,7 +276,7 @@ std::optional<VictimChoice> Search::many_nodes(const std::vector<std::pair<doubl
     }
   }
   if (!allowed(choice.victims)) return std::nullopt;
-  choice.lost_gpu_seconds = cost_of(choice.victims).lost;
+  choice.lost_gpu_seconds = cost_of(choice.victims).total();
   return choice;
 }
 

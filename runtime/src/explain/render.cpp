@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "allot/audit_json.h"
+#include "allot/contracts.h"
 #include "allot/dates.h"
 #include "allot/duration.h"
 #include "allot/explain.h"
@@ -85,6 +86,28 @@ void add_waiting(std::string& out, const Explanation& e, const Inventory& invent
   for (const RankTerm& term : e.terms) out += fmt::format("  {:<26}{}\n", term.name, term_value(term, e.job_class));
 }
 
+// The progress rule the job started under, and whether it keeps it.
+std::string progress_text(const RunningJob& run, Seconds now) {
+  const Contract& contract = run.contract;
+  std::string text =
+      fmt::format("Progress: reported at least every {}", support::format_duration(contract.progress_every));
+  if (contract.progress_after > 0) text += fmt::format(" after {}", support::format_duration(contract.progress_after));
+  const std::optional<Seconds> last = run.last_progress                   ? run.last_progress
+                                      : run.last_checkpoint > run.started ? std::optional(run.last_checkpoint)
+                                                                          : std::nullopt;
+  text += last ? fmt::format("; last report {}", support::format_timestamp(*last)) : std::string("; no report yet");
+  const std::optional<Seconds> since = stalled_since(run, now);
+  if (!since) return text + ".\n";
+  const char* consequence =
+      contract.on_stall == StallAction::keep ? "it runs on (the class keeps stalled jobs)"
+      : contract.on_stall == StallAction::stop
+          ? "its class stops stalled jobs"
+          : "it has lost its protection and is taken before progressing jobs when GPUs are wanted";
+  return text + fmt::format(".\nSTALLED since {} ({} without progress): {}; its GPU time is charged as held.\n",
+                            support::format_timestamp(*since),
+                            support::format_duration(now - *since + contract.progress_every), consequence);
+}
+
 void add_running(std::string& out, const Explanation& e) {
   const RunningJob& run = *e.run;
   const Contract& contract = run.contract;
@@ -104,6 +127,7 @@ void add_running(std::string& out, const Explanation& e) {
   }
   out += fmt::format("{}, {}.\n", contract.resumable ? "resumable" : "not resumable",
                      contract.preemptible ? "preemptible" : "not preemptible");
+  if (contract.progress_every > 0) out += progress_text(run, e.now);
   out += e.expected_end
              ? fmt::format("Expected end: {}.\n", support::format_timestamp(*e.expected_end))
              : std::string("Expected end: unknown (no runtime estimate, and its class has no max_runtime).\n");
@@ -152,14 +176,18 @@ Json next_json(const NextOpportunity& next, const Inventory& inventory) {
 
 Json running_json(const Explanation& e, const Inventory& inventory) {
   const RunningJob& run = *e.run;
-  return Json{{"started", support::format_timestamp(run.started)},
-              {"nodes", audit::node_names(inventory, run.nodes)},
-              {"gpus_per_node", run.request.gpus_per_node},
-              {"last_checkpoint", support::format_timestamp(run.last_checkpoint)},
-              {"contract", audit::contract_json(run.contract)},
-              {"protection_left", std::max<Seconds>(0, run.contract.protected_until - e.now)},
-              {"expected_end", e.expected_end ? Json(support::format_timestamp(*e.expected_end)) : Json(nullptr)},
-              {"lost_gpu_seconds_if_stopped_now", e.lost_if_stopped_now}};
+  const std::optional<Seconds> stalled = stalled_since(run, e.now);
+  return Json{
+      {"started", support::format_timestamp(run.started)},
+      {"nodes", audit::node_names(inventory, run.nodes)},
+      {"gpus_per_node", run.request.gpus_per_node},
+      {"last_checkpoint", support::format_timestamp(run.last_checkpoint)},
+      {"last_progress", run.last_progress ? Json(support::format_timestamp(*run.last_progress)) : Json(nullptr)},
+      {"stalled_since", stalled ? Json(support::format_timestamp(*stalled)) : Json(nullptr)},
+      {"contract", audit::contract_json(run.contract)},
+      {"protection_left", std::max<Seconds>(0, run.contract.protected_until - e.now)},
+      {"expected_end", e.expected_end ? Json(support::format_timestamp(*e.expected_end)) : Json(nullptr)},
+      {"lost_gpu_seconds_if_stopped_now", e.lost_if_stopped_now}};
 }
 
 }  // namespace

@@ -103,9 +103,20 @@ JobRequest read_pending_request(FieldReader& fields) {
   return job;
 }
 
+// A contract's `on_stall`, as a policy writes the action.
+StallAction read_stall_action(FieldReader& fields) {
+  const auto name = fields.optional_text("on_stall");
+  if (!name) return StallAction::preempt;
+  for (const StallAction action : {StallAction::preempt, StallAction::keep, StallAction::stop}) {
+    if (*name == stall_action_name(action)) return action;
+  }
+  fields.fail("on_stall", fmt::format("unknown `on_stall` `{}`; expected `preempt`, `keep` or `stop`", *name));
+  return StallAction::preempt;
+}
+
 Contract read_contract(FieldReader& fields) {
-  fields.reject_unknown_keys(
-      {"protected_until", "checkpoint_every", "grace", "resumable", "preemptible", "policy_hash", "yields_at"});
+  fields.reject_unknown_keys({"protected_until", "checkpoint_every", "grace", "resumable", "preemptible", "policy_hash",
+                              "yields_at", "progress_every", "progress_after", "on_stall"});
   Contract contract;
   contract.protected_until = fields.timestamp("protected_until");
   contract.checkpoint_every = fields.optional_duration("checkpoint_every").value_or(0);
@@ -114,6 +125,12 @@ Contract read_contract(FieldReader& fields) {
   contract.preemptible = fields.optional_boolean("preemptible").value_or(true);
   contract.policy_hash = fields.optional_text("policy_hash").value_or("");
   contract.yields_at = fields.optional_timestamp("yields_at");
+  contract.progress_every = fields.optional_duration("progress_every").value_or(0);
+  contract.progress_after = fields.optional_duration("progress_after").value_or(0);
+  contract.on_stall = read_stall_action(fields);
+  if (contract.progress_every == 0 && (contract.progress_after != 0 || fields.optional_text("on_stall"))) {
+    fields.fail("progress_every", "`progress_after` and `on_stall` belong to a progress rule: set `progress_every`");
+  }
   return contract;
 }
 
@@ -317,11 +334,13 @@ void Reader::hold_gpus(const toml::table& table, FieldReader& fields, const Runn
 void Reader::read_running(const toml::table& table, std::size_t index) {
   const std::string name = fmt::format("running[{}]", index);
   FieldReader fields(table, file_, name);
-  fields.reject_unknown_keys(with(kRequestKeys, {"nodes", "started", "last_checkpoint", "stopping_at", "contract"}));
+  fields.reject_unknown_keys(
+      with(kRequestKeys, {"nodes", "started", "last_checkpoint", "last_progress", "stopping_at", "contract"}));
   RunningJob job;
   job.request = read_request(fields);
   job.started = fields.timestamp("started");
   job.last_checkpoint = fields.optional_timestamp("last_checkpoint").value_or(job.started);
+  job.last_progress = fields.optional_timestamp("last_progress");
   job.stopping_at = fields.optional_timestamp("stopping_at");
   job.nodes = node_indexes(table, fields, job.request.gpu_type);
   job.request.nodes = static_cast<int>(job.nodes.size());
@@ -351,6 +370,12 @@ void Reader::read_running(const toml::table& table, std::size_t index) {
     fields.fail("last_checkpoint", fmt::format("`last_checkpoint` ({}) must be between `started` ({}) and {}",
                                                support::format_timestamp(job.last_checkpoint),
                                                support::format_timestamp(job.started), now_name()));
+  }
+  // A report from before the run or from the future contradicts the clock.
+  if (job.last_progress && (*job.last_progress < job.started || *job.last_progress > now)) {
+    fields.fail("last_progress", fmt::format("`last_progress` ({}) must be between `started` ({}) and {}",
+                                             support::format_timestamp(*job.last_progress),
+                                             support::format_timestamp(job.started), now_name()));
   }
   claim_id(fields, job.request.id, name);
   hold_gpus(table, fields, job);

@@ -137,6 +137,11 @@ void Writer::contract(const Contract& contract) {
   boolean("preemptible", contract.preemptible);
   if (!contract.policy_hash.empty()) text("policy_hash", contract.policy_hash);
   if (contract.yields_at) time("yields_at", *contract.yields_at);
+  if (contract.progress_every != 0) {
+    duration("progress_every", contract.progress_every);
+    if (contract.progress_after != 0) duration("progress_after", contract.progress_after);
+    text("on_stall", stall_action_name(contract.on_stall));
+  }
 }
 
 // One `[[node]]` per node, whether the file it came from used groups or not.
@@ -208,6 +213,7 @@ void write_snapshot(const Snapshot& snapshot, const std::string& path, Writer& w
     writer.nodes(job.nodes);
     writer.time("started", job.started);
     if (job.last_checkpoint != job.started) writer.time("last_checkpoint", job.last_checkpoint);
+    if (job.last_progress) writer.time("last_progress", *job.last_progress);
     if (job.stopping_at) writer.time("stopping_at", *job.stopping_at);
     writer.contract(job.contract);
   }

@@ -1,0 +1,137 @@
+// Progress rules (docs/LANGUAGE.md "Progress"): a running job that reports no
+// progress within its contract's interval is stalled; under `else preempt` it
+// loses its protection and is taken before progressing jobs.
+#include <catch2/catch.hpp>
+
+#include "allot/contracts.h"
+#include "allot/explain.h"
+#include "cycle_support.h"
+
+namespace cycle_test {
+namespace {
+
+using allot::runtime::stalled_since;
+using allot::runtime::stop_refusal;
+using allot::runtime::StopRefusal;
+
+// A one-GPU job of beta started `started_ago` before Tuesday, protected two
+// hours, resumable, reporting progress every 20m after 10m (`on_stall`).
+RunningJob reporting_job(const std::string& id, Seconds started_ago, StallAction on_stall = StallAction::preempt) {
+  Contract contract;
+  contract.protected_until = kTuesday - started_ago + 2 * kHour;
+  contract.resumable = true;
+  contract.progress_every = 20 * kMinute;
+  contract.progress_after = 10 * kMinute;
+  contract.on_stall = on_stall;
+  return running(job(id, "beta", "work", 1, kTuesday - started_ago - kMinute), {0}, kTuesday - started_ago, contract);
+}
+
+}  // namespace
+
+TEST_CASE("a job is stalled once its interval passes without a report, after its allowance", "[cycle][progress]") {
+  struct Case {
+    const char* what;
+    Seconds started_ago;
+    std::optional<Seconds> progress_ago;    // the last `progress` report, before Tuesday
+    std::optional<Seconds> checkpoint_ago;  // the last checkpoint reported, before Tuesday
+    std::optional<Seconds> stalled_since_ago;
+  };
+  const Case cases[] = {
+      {"in its allowance and first interval", 29 * kMinute, {}, {}, {}},
+      {"silent since the allowance ended, one interval ago", 30 * kMinute, {}, {}, 0},
+      {"silent for an hour past its allowance", 90 * kMinute, {}, {}, 60 * kMinute},
+      {"reported 19 minutes ago", 90 * kMinute, 19 * kMinute, {}, {}},
+      {"reported 25 minutes ago", 90 * kMinute, 25 * kMinute, {}, 5 * kMinute},
+      {"a checkpoint counts as progress", 90 * kMinute, {}, 5 * kMinute, {}},
+      {"the later of a report and a checkpoint counts", 90 * kMinute, 50 * kMinute, 30 * kMinute, 10 * kMinute},
+      {"a report inside the allowance does not shorten it", 20 * kMinute, 19 * kMinute, {}, {}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    RunningJob job = reporting_job("b", c.started_ago);
+    if (c.progress_ago) job.last_progress = kTuesday - *c.progress_ago;
+    if (c.checkpoint_ago) job.last_checkpoint = kTuesday - *c.checkpoint_ago;
+    const std::optional<Seconds> since = stalled_since(job, kTuesday);
+    CHECK(since.has_value() == c.stalled_since_ago.has_value());
+    if (since && c.stalled_since_ago) CHECK(*since == kTuesday - *c.stalled_since_ago);
+  }
+  RunningJob no_rule = reporting_job("b", 10 * kHour);
+  no_rule.contract.progress_every = 0;
+  CHECK_FALSE(stalled_since(no_rule, kTuesday));
+}
+
+TEST_CASE("a stalled job loses its protection under `else preempt`, and keeps it under `else keep`",
+          "[cycle][progress]") {
+  const RunningJob stalled = reporting_job("b", 40 * kMinute);  // protected 80 more minutes, silent 10
+  REQUIRE(stalled_since(stalled, kTuesday));
+  CHECK(stop_refusal(stalled, kTuesday) == std::nullopt);
+  CHECK(stop_refusal(stalled.contract, true, false, kTuesday, true) == std::nullopt);
+  CHECK(stop_refusal(stalled.contract, true, false, kTuesday, false) == StopRefusal::protected_now);
+  const RunningJob kept = reporting_job("b", 40 * kMinute, StallAction::keep);
+  CHECK(stop_refusal(kept, kTuesday) == StopRefusal::protected_now);
+  RunningJob reporting = stalled;
+  reporting.last_progress = kTuesday - kMinute;
+  CHECK(stop_refusal(reporting, kTuesday) == StopRefusal::protected_now);
+}
+
+TEST_CASE("a stalled job is preempted before a progressing one that would lose less", "[cycle][progress]") {
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "true"));
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 2);
+  // Both past their protection; the progressing one checkpointed a minute ago,
+  // the stalled one 40 minutes ago (it would lose more, and is still taken first).
+  RunningJob progressing = reporting_job("working", 3 * kHour);
+  progressing.last_checkpoint = kTuesday - kMinute;
+  progressing.last_progress = kTuesday - kMinute;
+  RunningJob hung = reporting_job("hung", 3 * kHour);
+  hung.last_checkpoint = kTuesday - 40 * kMinute;
+  state.running = {progressing, hung};
+  state.pending = {job("alpha-1", "alpha", "work", 1)};
+  CycleResult result = run_cycle(state, *policy);
+  CHECK(preempted_ids(result) == std::set<std::string>{"hung"});
+
+  // Inside its protection, only the stalled job may be taken at all.
+  state.running = {reporting_job("fresh", 50 * kMinute), reporting_job("silent", 50 * kMinute)};
+  state.running[0].last_progress = kTuesday - 5 * kMinute;
+  result = run_cycle(state, *policy);
+  CHECK(preempted_ids(result) == std::set<std::string>{"silent"});
+}
+
+TEST_CASE("a stalled job whose class says `else stop` is stopped at once, protected or not", "[cycle][progress]") {
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "false"));
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 2);
+  RunningJob hung = reporting_job("hung", 40 * kMinute, StallAction::stop);  // protected, silent 10m
+  hung.contract.preemptible = false;
+  RunningJob fine = reporting_job("fine", 40 * kMinute, StallAction::stop);
+  fine.last_progress = kTuesday - 2 * kMinute;
+  state.running = {hung, fine};
+  state.pending = {job("alpha-1", "alpha", "work", 1)};
+  const CycleResult result = run_cycle(state, *policy);
+  const Decision* stop = decision_for(result, "hung", DecisionKind::preempt);
+  REQUIRE(stop != nullptr);
+  CHECK(stop->stops_at == kTuesday);
+  CHECK_THAT(stop->reason, Catch::Contains("stalled since 2026-11-30T23:50:00Z, and its class stops stalled jobs"));
+  CHECK(preempted_ids(result) == std::set<std::string>{"hung"});
+  CHECK(decision_for(result, "alpha-1", DecisionKind::start) != nullptr);  // its GPU goes to the queue now
+}
+
+TEST_CASE("explain says since when a job is stalled and what it costs it", "[cycle][progress]") {
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "true"));
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 2);
+  state.running = {reporting_job("hung", 90 * kMinute)};
+  auto explanation = allot::runtime::explain_job(state, *policy, "hung");
+  REQUIRE(explanation);
+  const std::string text = allot::runtime::explanation_text(*explanation, state.inventory);
+  CHECK_THAT(text, Catch::Contains("Progress: reported at least every 20m after 10m; no report yet."));
+  CHECK_THAT(text, Catch::Contains("STALLED since 2026-11-30T23:00:00Z (1h20m without progress): it has lost its "
+                                   "protection"));
+  const std::string json = allot::runtime::explanation_json(*explanation, state.inventory);
+  CHECK_THAT(json, Catch::Contains("\"stalled_since\": \"2026-11-30T23:00:00Z\""));
+}
+
+}  // namespace cycle_test
