@@ -118,6 +118,38 @@ TEST_CASE("a stalled job whose class says `else stop` is stopped at once, protec
   CHECK(decision_for(result, "alpha-1", DecisionKind::start) != nullptr);  // its GPU goes to the queue now
 }
 
+TEST_CASE("a policy reads job.stalled and job.since_progress", "[cycle][progress]") {
+  // Past their protection both of beta's jobs may be taken (beta keeps its
+  // half with the other); this `preempt` takes only a job silent for more than
+  // half an hour, whatever the queue.
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "victim.stalled and victim.since_progress > 30m"));
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 2);
+  RunningJob working = reporting_job("working", 3 * kHour);
+  working.last_progress = kTuesday - kMinute;
+  state.pending = {job("alpha-1", "alpha", "work", 1)};
+  struct Case {
+    const char* what;
+    std::optional<Seconds> progress_ago;
+    bool preempted;
+  };
+  const Case cases[] = {
+      {"reported a minute ago", kMinute, false},
+      {"silent 25 minutes: stalled, but not for the policy", 25 * kMinute, false},
+      {"silent 45 minutes", 45 * kMinute, true},
+      {"never reported in three hours", {}, true},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    RunningJob running_job = reporting_job("b", 3 * kHour);
+    if (c.progress_ago) running_job.last_progress = kTuesday - *c.progress_ago;
+    state.running = {running_job, working};
+    const CycleResult result = run_cycle(state, *policy);
+    CHECK(preempted_ids(result) == (c.preempted ? std::set<std::string>{"b"} : std::set<std::string>{}));
+  }
+}
+
 TEST_CASE("explain says since when a job is stalled and what it costs it", "[cycle][progress]") {
   const auto policy = compile_text(two_team_policy("job.wait / 1h", "true"));
   ClusterState state;

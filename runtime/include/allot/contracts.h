@@ -39,6 +39,10 @@ Seconds last_safe_point(const RunningJob& job, Seconds at);
 // The GPU-seconds a job loses if it stops at `stop`: everything since its last safe point.
 double lost_gpu_seconds(const RunningJob& job, Seconds stop);
 
+// The job's last sign of progress: the later of its last reported progress and
+// its last reported checkpoint, else its start (`job.since_progress` counts from it).
+Seconds last_progress_point(const RunningJob& job);
+
 // When the job became stalled, if it is at `now`: it has a progress rule, and
 // no progress (nor a checkpoint) was reported within `progress_every` of
 // max(its start + `progress_after`, its last report). The stall starts at

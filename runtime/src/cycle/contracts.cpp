@@ -75,12 +75,17 @@ double lost_gpu_seconds(const RunningJob& job, Seconds stop) {
   return gpus * static_cast<double>(std::max<Seconds>(0, stop - last_safe_point(job, stop)));
 }
 
+Seconds last_progress_point(const RunningJob& job) {
+  Seconds point = std::max(job.started, job.last_checkpoint);
+  if (job.last_progress) point = std::max(point, *job.last_progress);
+  return point;
+}
+
 std::optional<Seconds> stalled_since(const RunningJob& job, Seconds now) {
   const Contract& contract = job.contract;
   if (contract.progress_every <= 0) return std::nullopt;
-  Seconds clock = job.started + std::max<Seconds>(0, contract.progress_after);
-  if (job.last_progress) clock = std::max(clock, *job.last_progress);
-  if (job.last_checkpoint > job.started) clock = std::max(clock, job.last_checkpoint);
+  const Seconds allowance_end = job.started + std::max<Seconds>(0, contract.progress_after);
+  const Seconds clock = std::max(allowance_end, last_progress_point(job));
   // Saturating: a contract read from a file is bounded, but a sum of two bounds need not be.
   const Seconds due = clock > std::numeric_limits<Seconds>::max() - contract.progress_every
                           ? std::numeric_limits<Seconds>::max()

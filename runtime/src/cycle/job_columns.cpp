@@ -13,10 +13,10 @@ constexpr double kNoDeadlineSlack = 1000.0 * 86400.0;
 
 // In abi.h's order (compiler/frontend/src/check/schema.cpp names them the same way).
 constexpr std::array<const char*, abi::kJobFieldCount> kJobFieldNames = {
-    "job.class",    "job.label",        "job.gpus",           "job.nodes",     "job.gpus_per_node",
-    "job.cpus",     "job.memory_gb",    "job.wait",           "job.runtime",   "job.since_checkpoint",
-    "job.protect",  "job.has_deadline", "job.deadline_slack", "job.resumable", "job.restarts",
-    "job.submitted"};
+    "job.class",     "job.label",        "job.gpus",           "job.nodes",     "job.gpus_per_node",
+    "job.cpus",      "job.memory_gb",    "job.wait",           "job.runtime",   "job.since_checkpoint",
+    "job.protect",   "job.has_deadline", "job.deadline_slack", "job.resumable", "job.restarts",
+    "job.submitted", "job.stalled",      "job.since_progress"};
 
 constexpr std::array<const char*, abi::kAccountFieldCount> kAccountFieldNames = {
     "account.share",        "account.level_share",  "account.norm_share", "account.usage",    "account.effective_usage",
@@ -63,6 +63,8 @@ JobValues running_job_values(const RunningJob& job, int job_class, const ClassIn
   values[abi::job_since_checkpoint] = as_double(std::max<Seconds>(0, now - last_safe_point(job, now)));
   values[abi::job_protect] = as_double(job.contract.protected_until - job.started);
   values[abi::job_resumable] = job.contract.resumable ? 1.0 : 0.0;
+  values[abi::job_stalled] = stalled_since(job, now) ? 1.0 : 0.0;
+  values[abi::job_since_progress] = as_double(std::max<Seconds>(0, now - last_progress_point(job)));
   if (job.request.deadline) {
     const Seconds estimate = info ? runtime_estimate(*info, job.request) : job.request.expected_runtime;
     const Seconds remaining = std::max<Seconds>(0, estimate - runtime);

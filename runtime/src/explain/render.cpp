@@ -24,7 +24,7 @@ constexpr const char* kAssumptions =
 // Terms that are durations read better with the duration beside the seconds.
 bool is_duration(const std::string& term) {
   return term == "job.wait" || term == "job.runtime" || term == "job.since_checkpoint" || term == "job.protect" ||
-         term == "job.deadline_slack";
+         term == "job.deadline_slack" || term == "job.since_progress";
 }
 
 // A rank term's value for a person; `job.class` (the class's index) as the job's class name.

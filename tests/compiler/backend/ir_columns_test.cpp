@@ -33,6 +33,8 @@ const Column kJobColumns[] = {
     {abi::job_resumable, "resumable"},
     {abi::job_restarts, "restarts"},
     {abi::job_submitted, "submitted"},
+    {abi::job_stalled, "stalled"},
+    {abi::job_since_progress, "since_progress"},
 };
 const Column kAccountColumns[] = {
     {abi::account_share, "share"},

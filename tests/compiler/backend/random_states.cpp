@@ -55,7 +55,7 @@ void fill_random(StateTables& tables, std::size_t classes, std::mt19937_64& rand
         tables.job(field, row) = enum_value(random, static_cast<int>(classes));
       } else if (field == abi::job_label) {
         tables.job(field, row) = enum_value(random, 3);
-      } else if (field == abi::job_has_deadline || field == abi::job_resumable) {
+      } else if (field == abi::job_has_deadline || field == abi::job_resumable || field == abi::job_stalled) {
         tables.job(field, row) = std::uniform_int_distribution<int>(0, 1)(random);  // abi.h: exactly 0 or 1
       } else {
         tables.job(field, row) = awkward_value(random);

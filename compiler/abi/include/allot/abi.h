@@ -41,6 +41,8 @@ enum JobField : std::uint32_t {
   job_resumable,
   job_restarts,
   job_submitted,
+  job_stalled,
+  job_since_progress,
   kJobFieldCount
 };
 

@@ -23,6 +23,10 @@ constexpr std::array kJobFields = {
     FieldSchema{"resumable", Type::boolean, "true when it resumes from its last checkpoint after preemption"},
     FieldSchema{"restarts", Type::number, "times it was preempted and queued again"},
     FieldSchema{"submitted", Type::date, "the day it was submitted"},
+    FieldSchema{"stalled", Type::boolean,
+                "true when it runs past its class's progress rule without reporting progress"},
+    FieldSchema{"since_progress", Type::duration,
+                "time since its last reported progress or checkpoint, else since it started; 0 when pending"},
     FieldSchema{"account", Type::account, "the budget-tree node it is charged to"},
 };
 
