@@ -4,21 +4,24 @@
 # 8-GPU cluster, a cycle every second, rate limits off):
 #   1. fill:  wrk submits jobs as fast as it can until the queue holds QUEUE jobs
 #             (100,000; --quick: 2,000);
+#   1b. reads alone: 100-job pages with 1, 4 and 16 connections while cycles run;
 #   2. mixed: for DURATION (20 s; --quick: 3 s), one wrk submits, another reads
 #             100-job pages of the queue, and a loop swaps the policy every 2 s,
 #             while cycles rank the whole queue;
 #   3. check: every submission wrk saw acknowledged (201) is in the database.
 # wrk, the server and the swap loop share the machine's cores (two here): the
 # numbers are for all of them together on one machine, not for the server alone.
-# Usage: bench/serve_load.sh ALLOT [--quick] [--durability power-loss|process-crash]
+# Usage: bench/serve_load.sh ALLOT [--quick] [--durability power-loss|process-crash] [--readers N]
+#   --readers: the connections reading pages in the mixed phase (16)
 # Exit 77 when wrk, curl or sqlite3 is missing.
 set -euo pipefail
 allot="$1"; shift
-quick=""; durability="power-loss"
+quick=""; durability="power-loss"; readers=16
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --durability) durability="$2"; shift ;;
+    --readers) readers="$2"; shift ;;
     *) echo "serve_load: unknown option $1"; exit 2 ;;
   esac
   shift
@@ -63,6 +66,15 @@ done
 echo "serve_load: filled $acknowledged jobs in $((SECONDS - fill_start)) s"
 sleep 2  # a cycle ranks them
 
+# 1b. Reads alone while cycles run: 5 s each with 1, 4 and 16 connections (not with --quick).
+if [ -z "$quick" ]; then
+  for readers_alone in 1 4 16; do
+    wrk --latency -t1 -c"$readers_alone" -d5s -s "$root/bench/serve/read_queue.lua" "$url" > "$work/alone.out" 2>&1
+    echo "serve_load: reads alone, $readers_alone connections: $(rate alone) pages/s, p50 $(field alone p50_ms) ms," \
+      "p99 $(field alone p99_ms) ms"
+  done
+fi
+
 # 2. Mixed: submissions, reads and swaps while cycles run.
 policy="$(cat "$root/policies/saas.allot")"
 swapped="${policy/debug => 500/debug => 600}"
@@ -82,7 +94,7 @@ swapper=$!
 connections=$((connections + 16))
 ALLOT_LOAD_RUN=mixed wrk --latency -t1 -c16 -d"${duration}s" -s "$root/bench/serve/submit.lua" "$url" > "$work/mixed-submit.out" 2>&1 &
 submitter=$!
-wrk --latency -t1 -c16 -d"${duration}s" -s "$root/bench/serve/read_queue.lua" "$url" > "$work/mixed-read.out" 2>&1
+wrk --latency -t1 -c"$readers" -d"${duration}s" -s "$root/bench/serve/read_queue.lua" "$url" > "$work/mixed-read.out" 2>&1
 wait "$submitter"
 wait "$swapper"
 got="$(field mixed-submit acknowledged)"
@@ -90,7 +102,7 @@ acknowledged=$((acknowledged + ${got:-0}))
 cycles="$(curl -s "$url/metrics" | sed -n 's/^allot_serve_cycle_duration_seconds_count \(.*\)/\1/p')"
 cycle_sum="$(curl -s "$url/metrics" | sed -n 's/^allot_serve_cycle_duration_seconds_sum \(.*\)/\1/p')"
 echo "serve_load: mixed, ${duration} s: submissions $(rate mixed-submit)/s (p50 $(field mixed-submit p50_ms) ms," \
-  "p99 $(field mixed-submit p99_ms) ms); queue pages $(rate mixed-read)/s (p50 $(field mixed-read p50_ms) ms," \
+  "p99 $(field mixed-submit p99_ms) ms); queue pages ($readers connections) $(rate mixed-read)/s (p50 $(field mixed-read p50_ms) ms," \
   "p99 $(field mixed-read p99_ms) ms, $(field mixed-read failures) failures); $(cat "$work/swaps") policy swaps;" \
   "cycles so far $cycles, mean $(awk -v s="$cycle_sum" -v c="$cycles" 'BEGIN { printf "%.0f", (c > 0 ? 1000 * s / c : 0) }') ms"
 

@@ -3,15 +3,24 @@
 // cycle that turns them into decisions. Every write commits to the store
 // before memory changes, under one mutex; the cycle publishes a View that
 // readers use without the mutex.
+//
+// Job records are immutable once in the live map (a change replaces the
+// record), and every change is also written to a journal. The cycle keeps its
+// own map of the records, brought up to date from the journal, so it holds
+// the mutex for what changed since the last cycle, not for the whole queue:
+// readers of a page of the queue are never held up by its length.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -34,6 +43,11 @@ using runtime::Charge;
 using runtime::ClusterState;
 using runtime::JobRequest;
 using runtime::RunningJob;
+using RecordPtr = std::shared_ptr<const JobRecord>;
+
+// How long a cycle waits for readers to let go of the view it replaced, so
+// that it frees the view itself.
+constexpr auto kRetiredViewWait = std::chrono::milliseconds(100);
 
 ApiError server_error(const std::string& what, const std::string& reason) {
   return ApiError{503, fmt::format("{} was not stored: {}", what, reason), "", ""};
@@ -117,13 +131,18 @@ struct Service::Impl {
   mutable std::mutex
       mutex;  // guards the live state below (not `ledger`, `book`, `book_policy`, `owed_hours`, `last_sample`)
   runtime::Inventory inventory;
-  std::unordered_map<std::string, JobRecord> live;  // pending and running jobs by id
+  std::unordered_map<std::string, RecordPtr> live;  // pending and running jobs by id
   std::map<std::int64_t, std::string> by_seq;       // the same, in submission order
-  std::int64_t last_seq = 0;                        // the last submission number handed out
-  std::unordered_set<std::string> known_ids;        // every id ever committed: ids are never reused
-  std::unordered_set<std::string> inflight;         // ids of submissions waiting for their commit
-  std::size_t pending_count = 0;                    // live jobs waiting
-  std::vector<std::string> fresh;                   // submitted since the last cycle, in commit order
+  // Every change to `live` since the last cycle took it: a job's number and
+  // its new record, or null when it left. Past `live.size()` entries (no
+  // cycle for a long while) it is dropped, and the next cycle copies `live`.
+  std::vector<std::pair<std::int64_t, RecordPtr>> journal;
+  bool journal_lost = true;                   // the cycle's copy must be made from `live`
+  std::int64_t last_seq = 0;                  // the last submission number handed out
+  std::unordered_set<std::string> known_ids;  // every id ever committed: ids are never reused
+  std::unordered_set<std::string> inflight;   // ids of submissions waiting for their commit
+  std::size_t pending_count = 0;              // live jobs waiting
+  std::vector<std::string> fresh;             // submitted since the last cycle, in commit order
 
   // Group commit (commit_grouped): submissions that arrive while one commit
   // runs are committed together by the next, so a commit's fsync is shared.
@@ -148,6 +167,8 @@ struct Service::Impl {
   runtime::DebtHours owed_hours;
   std::vector<std::string> order;                                          // the last cycle's ranking, still pending
   std::unordered_map<std::string, std::pair<std::size_t, double>> ranked;  // id -> (position, rank)
+  // The cycle's copy of `live` by number (guarded by cycle_mutex).
+  std::map<std::int64_t, RecordPtr> cycle_jobs;
 
   mutable std::mutex view_mutex;
   std::shared_ptr<const View> view;
@@ -156,18 +177,53 @@ struct Service::Impl {
   std::optional<std::string> open_ledger(const CompiledPolicy& policy);
   runtime::EntitlementBook* entitlement_book(const CompiledPolicy& policy);
   ClusterState live_state(Seconds now) const;
+  // Writes of `live` (under `mutex`), each noted in the journal.
+  void put(const std::string& id, JobRecord record);
+  void forget(const std::string& id);
+  void note(std::int64_t seq, RecordPtr record);
+  // Brings `cycle_jobs` up to date (under cycle_mutex; takes `mutex` for the journal only).
+  ClusterState cycle_state(Seconds& now);
   std::string suggestion(const std::string& id) const;
   Expected<double, std::string> charge(const std::vector<const RunningJob*>& jobs, Seconds until);
   StoredJob stored(const std::string& id, const JobRecord& record) const {
     return StoredJob{id, record.seq, job_phase_name(record.phase), record_text(record, inventory)};
   }
-  void forget(const std::string& id) {
-    const auto found = live.find(id);
-    if (found == live.end()) return;
-    by_seq.erase(found->second.seq);
-    live.erase(found);
-  }
 };
+
+void Service::Impl::note(std::int64_t seq, RecordPtr record) {
+  if (journal_lost) return;
+  if (journal.size() > live.size() + 1024) {
+    journal.clear();
+    journal.shrink_to_fit();
+    journal_lost = true;
+    return;
+  }
+  journal.emplace_back(seq, std::move(record));
+}
+
+void Service::Impl::put(const std::string& id, JobRecord record) {
+  auto shared = std::make_shared<const JobRecord>(std::move(record));
+  const auto [place, added] = live.try_emplace(id, shared);
+  if (added) {
+    by_seq.emplace(shared->seq, id);
+  } else {
+    pending_count -= place->second->phase == JobPhase::pending;
+    place->second = shared;
+  }
+  pending_count += shared->phase == JobPhase::pending;
+  const std::int64_t seq = shared->seq;
+  note(seq, std::move(shared));
+}
+
+void Service::Impl::forget(const std::string& id) {
+  const auto found = live.find(id);
+  if (found == live.end()) return;
+  const std::int64_t seq = found->second->seq;
+  pending_count -= found->second->phase == JobPhase::pending;
+  by_seq.erase(seq);
+  live.erase(found);
+  note(seq, nullptr);
+}
 
 std::optional<std::string> Service::Impl::load() {
   auto nodes = store->nodes();
@@ -182,8 +238,7 @@ std::optional<std::string> Service::Impl::load() {
   for (const StoredJob& row : *jobs) {
     auto record = record_from_text(row.record, row.seq, inventory);
     if (!record) return fmt::format("job `{}` in the database: {}", row.id, record.error());
-    by_seq.emplace(row.seq, row.id);
-    live.emplace(row.id, std::move(*record));
+    put(row.id, std::move(*record));
   }
   auto seq = store->last_job_seq();
   if (!seq) return seq.error();
@@ -191,7 +246,6 @@ std::optional<std::string> Service::Impl::load() {
   auto ids = store->job_ids(std::numeric_limits<std::int64_t>::max());
   if (!ids) return ids.error();
   known_ids.insert(ids->begin(), ids->end());
-  for (const auto& [id, record] : live) pending_count += record.phase == JobPhase::pending;
   auto saved = store->meta("reservations");
   if (!saved) return saved.error();
   if (*saved) reservations = reservations_from(**saved, inventory.nodes.size());
@@ -264,23 +318,62 @@ runtime::EntitlementBook* Service::Impl::entitlement_book(const CompiledPolicy& 
   return &*book;
 }
 
+namespace {
+
+void add_job(ClusterState& state, const JobRecord& record) {
+  if (record.phase == JobPhase::running && record.run) {
+    state.running.push_back(*record.run);
+    state.running.back().last_progress = record.last_progress;  // the record keeps the reports
+  } else {
+    state.pending.push_back(record.request);
+  }
+}
+
+}  // namespace
+
 ClusterState Service::Impl::live_state(Seconds now) const {
   ClusterState state;
   state.now = now;
   state.inventory = inventory;
-  for (const auto& [seq, id] : by_seq) {
-    const JobRecord& record = live.at(id);
-    if (record.phase == JobPhase::running && record.run) {
-      state.running.push_back(*record.run);
-      state.running.back().last_progress = record.last_progress;  // the record keeps the reports
-    } else {
-      state.pending.push_back(record.request);
-    }
-  }
+  for (const auto& [seq, id] : by_seq) add_job(state, *live.at(id));
   for (const runtime::Reservation& reservation : reservations) {
     const auto found = live.find(reservation.job_id);
-    if (found != live.end() && found->second.phase == JobPhase::pending) state.reservations.push_back(reservation);
+    if (found != live.end() && found->second->phase == JobPhase::pending) state.reservations.push_back(reservation);
   }
+  return state;
+}
+
+ClusterState Service::Impl::cycle_state(Seconds& now) {
+  ClusterState state;
+  std::vector<std::pair<std::int64_t, RecordPtr>> changes;
+  bool copy_all = false;
+  {
+    std::lock_guard lock(mutex);
+    if (last_cycle) now = std::max(now, *last_cycle);
+    state.now = now;
+    state.inventory = inventory;
+    for (const runtime::Reservation& reservation : reservations) {
+      const auto found = live.find(reservation.job_id);
+      if (found != live.end() && found->second->phase == JobPhase::pending) state.reservations.push_back(reservation);
+    }
+    copy_all = journal_lost;
+    if (copy_all) {
+      changes.reserve(live.size());
+      for (const auto& [id, record] : live) changes.emplace_back(record->seq, record);
+      journal_lost = false;
+    } else {
+      changes.swap(journal);
+    }
+  }
+  if (copy_all) cycle_jobs.clear();
+  for (auto& [seq, record] : changes) {
+    if (record) {
+      cycle_jobs.insert_or_assign(seq, std::move(record));
+    } else {
+      cycle_jobs.erase(seq);
+    }
+  }
+  for (const auto& [seq, record] : cycle_jobs) add_job(state, *record);
   return state;
 }
 
@@ -371,8 +464,9 @@ Expected<JobRequest, ApiError> Service::submit(JobRequest job, Seconds now) {
     std::lock_guard lock(s.mutex);
     if (job.id.empty()) job.id = fmt::format("job-{}", s.last_seq + 1);
     if (const auto found = s.live.find(job.id); found != s.live.end()) {
-      return unexpected(ApiError{
-          409, fmt::format("a job with id `{}` is already {}", job.id, job_phase_name(found->second.phase)), "id", ""});
+      return unexpected(
+          ApiError{409, fmt::format("a job with id `{}` is already {}", job.id, job_phase_name(found->second->phase)),
+                   "id", ""});
     }
     if (s.inflight.count(job.id)) {
       return unexpected(ApiError{409, fmt::format("a job with id `{}` is being submitted", job.id), "id", ""});
@@ -394,10 +488,8 @@ Expected<JobRequest, ApiError> Service::submit(JobRequest job, Seconds now) {
   const std::optional<std::string> error = s.commit_grouped(write, [&s, &job, &record] {
     s.inflight.erase(job.id);
     s.known_ids.insert(job.id);
-    s.by_seq.emplace(record.seq, job.id);
-    s.live.emplace(job.id, std::move(record));
+    s.put(job.id, std::move(record));
     s.fresh.push_back(job.id);
-    ++s.pending_count;
   });
   if (error) {
     std::lock_guard lock(s.mutex);
@@ -417,7 +509,7 @@ std::optional<ApiError> Service::cancel(const std::string& id, Seconds now) {
     if (*earlier) return ApiError{409, fmt::format("job `{}` is already {}", id, (*earlier)->phase), "", ""};
     return ApiError{404, fmt::format("no job `{}`", id), "", s.suggestion(id)};
   }
-  JobRecord record = found->second;
+  JobRecord record = *found->second;
   Write write;
   write.events.push_back(StoredEvent{now, "cancel", id, "{}"});
   if (record.run) {
@@ -435,7 +527,6 @@ std::optional<ApiError> Service::cancel(const std::string& id, Seconds now) {
   record.ended = now;
   write.jobs.push_back(s.stored(id, record));
   if (auto error = s.store->commit(write)) return server_error("the cancellation", *error);
-  s.pending_count -= record.run ? 0 : 1;
   s.forget(id);
   return std::nullopt;
 }
@@ -482,7 +573,7 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
     }
     return ApiError{404, fmt::format("no job `{}`", event.job), "job", s.suggestion(event.job)};
   }
-  JobRecord record = found->second;
+  JobRecord record = *found->second;
   if (!record.run) {
     return ApiError{409, fmt::format("job `{}` is pending: the service has not started it", event.job), "job", ""};
   }
@@ -527,7 +618,7 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
   if (ends) {
     s.forget(event.job);
   } else {
-    found->second = std::move(record);
+    s.put(event.job, std::move(record));
   }
   return std::nullopt;
 }
@@ -537,15 +628,11 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   const runtime::PolicySlot::Running running = impl_->slot.running();
   const CompiledPolicy& policy = *running.policy;
   Impl& s = *impl_;
-  // One cycle at a time. The live state is locked only to copy it and, after
-  // the cycle, to fold its decisions in: submissions and reads go on meanwhile.
+  // One cycle at a time. The live state is locked only to take the journal
+  // and, after the cycle, to fold its decisions in: submissions and reads go on
+  // meanwhile.
   std::lock_guard cycle_lock(s.cycle_mutex);
-  ClusterState state;
-  {
-    std::lock_guard lock(s.mutex);
-    if (s.last_cycle) now = std::max(now, *s.last_cycle);
-    state = s.live_state(now);
-  }
+  ClusterState state = s.cycle_state(now);
   CycleReport report;
   runtime::LedgerConfig config;
   std::vector<const RunningJob*> holding;  // due a charge: charge_every passed, or never charged
@@ -591,109 +678,116 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   for (const RunningJob& job : after.running) after_running.emplace(job.request.id, &job);
   std::unordered_map<std::string_view, const JobRequest*> after_pending;
   for (const JobRequest& job : after.pending) after_pending.emplace(job.id, &job);
+  // The queue readers walk: the ranking of the jobs the cycle left waiting (one
+  // started, cancelled or finished meanwhile is passed over when read). Made
+  // here, swapped in under the lock, and the old one freed after it.
+  std::vector<std::string> order;
+  std::unordered_map<std::string, std::pair<std::size_t, double>> ranked;
+  order.reserve(result.ranked_job_ids.size());
+  ranked.reserve(result.ranked_job_ids.size());
+  for (std::size_t i = 0; i < result.ranked_job_ids.size(); ++i) {
+    const std::string& id = result.ranked_job_ids[i];
+    if (!after_pending.count(id)) continue;
+    ranked.emplace(id, std::make_pair(order.size(), result.ranks[i]));
+    order.push_back(id);
+  }
 
-  std::lock_guard lock(s.mutex);
-  // Fold the changes into the live state, each only if its job is still as
-  // the cycle saw it (a job finished, cancelled or checkpointed meanwhile
-  // keeps what happened to it; a start on a node gone down meanwhile waits).
-  std::map<std::string, JobRecord> changed;
-  std::set<std::string> dropped;
-  for (const RunningJob& job : state.running) {
-    const auto live = s.live.find(job.request.id);
-    const bool unchanged = live != s.live.end() && live->second.phase == JobPhase::running && live->second.run &&
-                           live->second.run->started == job.started;
-    const auto now_running = after_running.find(job.request.id);
-    if (now_running == after_running.end()) {
-      if (!unchanged) continue;
-      // Requeued: its stop time came. Charged through its stop (charge_every may have skipped it).
-      auto done = s.charge({&*live->second.run}, std::min(now, job.stopping_at.value_or(now)));
-      if (!done) return unexpected(done.error());
-      report.charged += *done;
-      JobRecord record = live->second;
-      record.phase = JobPhase::pending;
-      record.run.reset();
-      record.confirmed = false;
-      if (const auto back = after_pending.find(job.request.id); back != after_pending.end())
-        record.request = *back->second;
-      Json requeue{{"kind", "requeue"},
-                   {"job", job.request.id},
-                   {"nodes", runtime::audit::node_names(state.inventory, job.nodes)},
-                   {"reason", "its stop time came: it is back in the queue"}};
-      write.decisions.push_back(
-          StoredDecision{0, cycle, now, "requeue", job.request.id, runtime::audit::dump(requeue, -1)});
-      ++report.requeued;
-      changed.emplace(job.request.id, std::move(record));
-    } else if (now_running->second->stopping_at != job.stopping_at) {
-      if (!unchanged) {
+  {
+    std::lock_guard lock(s.mutex);
+    // Fold the changes into the live state, each only if its job is still as
+    // the cycle saw it (a job finished, cancelled or checkpointed meanwhile
+    // keeps what happened to it; a start on a node gone down meanwhile waits).
+    std::map<std::string, JobRecord> changed;
+    std::set<std::string> dropped;
+    for (const RunningJob& job : state.running) {
+      const auto live = s.live.find(job.request.id);
+      const bool unchanged = live != s.live.end() && live->second->phase == JobPhase::running && live->second->run &&
+                             live->second->run->started == job.started;
+      const auto now_running = after_running.find(job.request.id);
+      if (now_running == after_running.end()) {
+        if (!unchanged) continue;
+        // Requeued: its stop time came. Charged through its stop (charge_every may have skipped it).
+        auto done = s.charge({&*live->second->run}, std::min(now, job.stopping_at.value_or(now)));
+        if (!done) return unexpected(done.error());
+        report.charged += *done;
+        JobRecord record = *live->second;
+        record.phase = JobPhase::pending;
+        record.run.reset();
+        record.confirmed = false;
+        if (const auto back = after_pending.find(job.request.id); back != after_pending.end())
+          record.request = *back->second;
+        Json requeue{{"kind", "requeue"},
+                     {"job", job.request.id},
+                     {"nodes", runtime::audit::node_names(state.inventory, job.nodes)},
+                     {"reason", "its stop time came: it is back in the queue"}};
+        write.decisions.push_back(
+            StoredDecision{0, cycle, now, "requeue", job.request.id, runtime::audit::dump(requeue, -1)});
+        ++report.requeued;
+        changed.emplace(job.request.id, std::move(record));
+      } else if (now_running->second->stopping_at != job.stopping_at) {
+        if (!unchanged) {
+          dropped.insert(job.request.id);
+          continue;
+        }
+        JobRecord record = *live->second;
+        record.run->stopping_at = now_running->second->stopping_at;
+        changed.emplace(job.request.id, std::move(record));
+      }
+    }
+    for (const RunningJob& job : after.running) {
+      if (before_running.count(job.request.id)) continue;
+      const auto live = s.live.find(job.request.id);
+      const bool waiting = live != s.live.end() && live->second->phase == JobPhase::pending;
+      const bool nodes_up = std::all_of(job.nodes.begin(), job.nodes.end(), [&](int node) {
+        return s.inventory.nodes[static_cast<std::size_t>(node)].state == runtime::NodeState::up;
+      });
+      if (!waiting || !nodes_up) {
         dropped.insert(job.request.id);
         continue;
       }
-      JobRecord record = live->second;
-      record.run->stopping_at = now_running->second->stopping_at;
+      JobRecord record = *live->second;
+      record.phase = JobPhase::running;
+      record.run = job;
       changed.emplace(job.request.id, std::move(record));
     }
-  }
-  for (const RunningJob& job : after.running) {
-    if (before_running.count(job.request.id)) continue;
-    const auto live = s.live.find(job.request.id);
-    const bool waiting = live != s.live.end() && live->second.phase == JobPhase::pending;
-    const bool nodes_up = std::all_of(job.nodes.begin(), job.nodes.end(), [&](int node) {
-      return s.inventory.nodes[static_cast<std::size_t>(node)].state == runtime::NodeState::up;
-    });
-    if (!waiting || !nodes_up) {
-      dropped.insert(job.request.id);
-      continue;
+    for (const runtime::Decision& decision : result.decisions) {
+      if (decision.kind == runtime::DecisionKind::skip || dropped.count(decision.job_id)) continue;
+      Json record{{"kind", runtime::decision_kind_name(decision.kind)}};
+      runtime::audit::add_decision(record, decision, state.inventory);
+      write.decisions.push_back(StoredDecision{0, cycle, now, runtime::decision_kind_name(decision.kind),
+                                               decision.job_id, runtime::audit::dump(record, -1)});
+      report.starts += decision.kind == runtime::DecisionKind::start;
+      report.preemptions += decision.kind == runtime::DecisionKind::preempt;
     }
-    JobRecord record = live->second;
-    record.phase = JobPhase::running;
-    record.run = job;
-    changed.emplace(job.request.id, std::move(record));
-  }
-  for (const runtime::Decision& decision : result.decisions) {
-    if (decision.kind == runtime::DecisionKind::skip || dropped.count(decision.job_id)) continue;
-    Json record{{"kind", runtime::decision_kind_name(decision.kind)}};
-    runtime::audit::add_decision(record, decision, state.inventory);
-    write.decisions.push_back(StoredDecision{0, cycle, now, runtime::decision_kind_name(decision.kind), decision.job_id,
-                                             runtime::audit::dump(record, -1)});
-    report.starts += decision.kind == runtime::DecisionKind::start;
-    report.preemptions += decision.kind == runtime::DecisionKind::preempt;
-  }
-  for (const auto& [id, record] : changed) write.jobs.push_back(s.stored(id, record));
-  const bool sample = !s.last_sample || now - *s.last_sample >= s.options.sample_every;
-  if (sample) {
-    write.samples = standing_samples(policy, after, now);
-    write.meta.emplace_back("last_sample", std::to_string(now));
-  }
-  Json reservations = Json::array();
-  for (const runtime::Reservation& reservation : result.reservations) {
-    reservations.push_back(reservation_json(reservation));
-  }
-  write.meta.emplace_back("reservations", runtime::audit::dump(reservations, -1));
-  write.meta.emplace_back("last_cycle", std::to_string(now));
-  write.meta.emplace_back("cycles", std::to_string(cycle));
-  if (auto error = s.store->commit(write)) return unexpected(*error);
+    for (const auto& [id, record] : changed) write.jobs.push_back(s.stored(id, record));
+    const bool sample = !s.last_sample || now - *s.last_sample >= s.options.sample_every;
+    if (sample) {
+      write.samples = standing_samples(policy, after, now);
+      write.meta.emplace_back("last_sample", std::to_string(now));
+    }
+    Json reservations = Json::array();
+    for (const runtime::Reservation& reservation : result.reservations) {
+      reservations.push_back(reservation_json(reservation));
+    }
+    write.meta.emplace_back("reservations", runtime::audit::dump(reservations, -1));
+    write.meta.emplace_back("last_cycle", std::to_string(now));
+    write.meta.emplace_back("cycles", std::to_string(cycle));
+    if (auto error = s.store->commit(write)) return unexpected(*error);
 
-  // Committed: memory follows.
-  for (auto& [id, record] : changed) s.live.at(id) = std::move(record);
-  for (const auto& [key, amount] : write.owed) s.owed_hours[key] += amount;
-  std::erase_if(s.owed_hours, [&](const auto& entry) { return entry.first.second < *write.forget_hours_before; });
-  s.reservations = result.reservations;
-  s.last_cycle = now;
-  if (sample) s.last_sample = now;
-  s.cycles = static_cast<std::uint64_t>(cycle);
-  s.pending_count = 0;
-  for (const auto& [id, record] : s.live) s.pending_count += record.phase == JobPhase::pending;
-  s.order.clear();
-  s.ranked.clear();
-  for (std::size_t i = 0; i < result.ranked_job_ids.size(); ++i) {
-    const std::string& id = result.ranked_job_ids[i];
-    const auto found = s.live.find(id);
-    if (found == s.live.end() || found->second.phase != JobPhase::pending) continue;
-    s.ranked.emplace(id, std::make_pair(s.order.size(), result.ranks[i]));
-    s.order.push_back(id);
+    // Committed: memory follows.
+    for (auto& [id, record] : changed) s.put(id, std::move(record));
+    for (const auto& [key, amount] : write.owed) s.owed_hours[key] += amount;
+    std::erase_if(s.owed_hours, [&](const auto& entry) { return entry.first.second < *write.forget_hours_before; });
+    s.reservations = result.reservations;
+    s.last_cycle = now;
+    if (sample) s.last_sample = now;
+    s.cycles = static_cast<std::uint64_t>(cycle);
+    s.order.swap(order);
+    s.ranked.swap(ranked);
+    // Submitted while the cycle ran: still unranked, still after the ranking.
+    std::erase_if(s.fresh, [&](const std::string& id) { return s.ranked.count(id) > 0 || !s.live.count(id); });
   }
-  // Submitted while the cycle ran: still unranked, still after the ranking.
-  std::erase_if(s.fresh, [&](const std::string& id) { return s.ranked.count(id) > 0 || !s.live.count(id); });
+  // The view is made outside the lock (the cycle_mutex keeps `s.cycles` still).
   report.cycle = s.cycles;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
   auto view = std::make_shared<View>();
@@ -705,10 +799,20 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   view->generation = running.generation;
   view->duration_seconds = report.seconds;
   index_terms(*view);
+  std::shared_ptr<const View> old;
   {
     std::lock_guard view_lock(s.view_mutex);
-    s.view = std::move(view);
+    old = std::exchange(s.view, std::move(view));
   }
+  // The old view is freed here, by the cycle: freeing a view of a long queue
+  // takes tens of milliseconds, which a reader that dropped it last would
+  // add to its answer. No reader can take it any more; those that have it
+  // finish within a moment (past kRetiredViewWait, the last one frees it).
+  const auto waited_from = std::chrono::steady_clock::now();
+  while (old.use_count() > 1 && std::chrono::steady_clock::now() - waited_from < kRetiredViewWait) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  old.reset();
   return report;
 }
 
@@ -720,7 +824,7 @@ std::shared_ptr<const View> Service::view() const {
 Expected<JobRecord, ApiError> Service::job(const std::string& id) const {
   {
     std::lock_guard lock(impl_->mutex);
-    if (const auto found = impl_->live.find(id); found != impl_->live.end()) return found->second;
+    if (const auto found = impl_->live.find(id); found != impl_->live.end()) return *found->second;
   }
   // Ended jobs are read from the store, without holding up the live state.
   const Impl& s = *impl_;
@@ -750,19 +854,19 @@ QueuePage Service::queue(std::size_t offset, std::size_t limit) const {
     const bool in_ranking = index < ranked;
     const std::string& id = in_ranking ? s.order[index] : s.fresh[index - ranked];
     const auto found = s.live.find(id);
-    if (found == s.live.end() || found->second.phase != JobPhase::pending) continue;
+    if (found == s.live.end() || found->second->phase != JobPhase::pending) continue;
     if (in_ranking) {
       const auto& [position, rank] = s.ranked.at(id);
-      page.jobs.push_back({found->second.request, position, rank});
+      page.jobs.push_back({found->second->request, position, rank});
     } else {
-      page.jobs.push_back({found->second.request, std::nullopt, std::nullopt});
+      page.jobs.push_back({found->second->request, std::nullopt, std::nullopt});
     }
   }
   // More may wait beyond: the next page starts where this one stopped looking.
   for (std::size_t next = index; next < end; ++next) {
     const std::string& id = next < ranked ? s.order[next] : s.fresh[next - ranked];
     const auto found = s.live.find(id);
-    if (found != s.live.end() && found->second.phase == JobPhase::pending) {
+    if (found != s.live.end() && found->second->phase == JobPhase::pending) {
       page.next = index;
       break;
     }
@@ -825,7 +929,7 @@ Expected<std::vector<JobRecord>, std::string> Service::jobs(const std::string& a
     std::lock_guard lock(impl_->mutex);
     const Impl& s = *impl_;
     for (auto it = s.by_seq.rbegin(); it != s.by_seq.rend() && jobs.size() < limit; ++it) {
-      const JobRecord& record = s.live.at(it->second);
+      const JobRecord& record = *s.live.at(it->second);
       if ((account.empty() || record.request.account == account) &&
           (phase.empty() || phase == job_phase_name(record.phase))) {
         jobs.push_back(record);

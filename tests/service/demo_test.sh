@@ -31,6 +31,13 @@ echo "demo_test: cycle $cycle at $at; $starts starts, $finished finished, $charg
 awk -v c="${charged:-0}" 'BEGIN { exit !(c > 0) }' || { echo "demo_test: nothing was charged"; exit 1; }
 awk -v o="${owed:-0}" 'BEGIN { exit !(o > 0) }' || { echo "demo_test: no program was owed anything ($owed)"; exit 1; }
 [ "$page" -eq 1 ] || { echo "demo_test: no dashboard at /"; exit 1; }
+# Cycles run on the main thread 10 nicer than the HTTP workers, which keep the nice allot started with.
+started_nice="$(nice)"
+cycle_nice="$(awk '{ print $19 }' "/proc/$pid/task/$pid/stat")"
+worker_nices="$(for task in /proc/$pid/task/*; do [ "${task##*/}" = "$pid" ] || awk '{ print $19 }' "$task/stat"; done | sort -u)"
+want=$((started_nice + 10 > 19 ? 19 : started_nice + 10))
+[ "$cycle_nice" = "$want" ] || { echo "demo_test: the cycles run at nice $cycle_nice, not $want"; exit 1; }
+[ "$worker_nices" = "$started_nice" ] || { echo "demo_test: other threads run at nice $worker_nices"; exit 1; }
 if grep -q "demo: " "$work/log"; then
   if grep "demo: " "$work/log" | grep -v "demo: a week" | grep -q .; then
     echo "demo_test: the pretend executor reported problems:"; grep "demo: " "$work/log"; exit 1

@@ -4,6 +4,7 @@
 // every call says when it happens, so each case is deterministic.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -13,6 +14,8 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -322,6 +325,82 @@ TEST_CASE("Events move a running job: checkpoints forward only, times not in the
   for (const auto& account : shares.at("accounts")) {
     if (account.at("path") == "product") CHECK(account.at("raw_usage").get<double>() == Approx(4.0));
   }
+}
+
+namespace {
+
+// What a job is to the cycle, for comparing two states.
+std::vector<std::string> jobs_of(const runtime::ClusterState& state) {
+  std::vector<std::string> jobs;
+  for (const runtime::JobRequest& job : state.pending) jobs.push_back("pending " + job.id);
+  for (const runtime::RunningJob& job : state.running) {
+    jobs.push_back(fmt::format("running {} from {} on {} checkpoint {} progress {} stop {}", job.request.id,
+                               job.started, fmt::join(job.nodes, ","), job.last_checkpoint,
+                               job.last_progress.value_or(-1), job.stopping_at.value_or(-1)));
+  }
+  std::sort(jobs.begin(), jobs.end());  // a cycle's starts come after the jobs that ran before it
+  return jobs;
+}
+
+runtime::JobRequest direct_job(const std::string& id, const std::string& account, int gpus, Seconds now) {
+  runtime::JobRequest job;
+  job.id = id;
+  job.account = account;
+  job.job_class = "train";
+  job.gpus_per_node = gpus;
+  job.expected_runtime = 7200;
+  job.submitted = now;
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("A cycle sees every change made since the last one, as the live state has it", "[service]") {
+  // The cycle keeps its own copy of the jobs, brought up to date from a
+  // journal of changes; after each cycle the view it publishes (its state with
+  // its decisions applied) must be the live state, job for job.
+  Served served;
+  Service& service = served.service();
+  auto check_cycle = [&](const char* when) {
+    INFO(when);
+    served.cycle();
+    CHECK(jobs_of(service.view()->state) == jobs_of(service.state()));
+  };
+  for (int i = 0; i < 12; ++i) {
+    REQUIRE(service.submit(direct_job(fmt::format("a{}", i), i % 2 ? "product" : "platform", 1 + i % 3, served.now),
+                           served.now));
+  }
+  check_cycle("the first cycle, which copies every job");
+  const auto running = service.jobs("", "running", 100);
+  REQUIRE(running);
+  REQUIRE(running->size() >= 3);
+  served.now += 600;
+  const std::string finished = running->at(0).request.id, progressing = running->at(1).request.id,
+                    checkpointed = running->at(2).request.id;
+  CHECK_FALSE(service.record_event(Event{"finished", finished, "", std::nullopt}, served.now));
+  CHECK_FALSE(service.record_event(Event{"progress", progressing, "", std::nullopt}, served.now));
+  CHECK_FALSE(service.record_event(Event{"checkpointed", checkpointed, "", std::nullopt}, served.now));
+  const auto waiting = service.jobs("", "pending", 1);
+  REQUIRE(waiting);
+  REQUIRE(waiting->size() == 1);
+  CHECK_FALSE(service.cancel(waiting->front().request.id, served.now));
+  REQUIRE(service.submit(direct_job("b0", "product", 2, served.now), served.now));
+  CHECK_FALSE(service.cancel("b0", served.now));  // in and out between two cycles
+  REQUIRE(service.submit(direct_job("b1", "platform", 1, served.now), served.now));
+  check_cycle("after an end, reports, cancellations and submissions");
+  served.now += 60;
+  check_cycle("after nothing");
+
+  // More changes than jobs between two cycles: the journal is dropped, and
+  // the next cycle copies the live state whole.
+  for (int i = 0; i < 1100; ++i) {
+    REQUIRE(service.submit(direct_job(fmt::format("c{}", i), "product", 1, served.now), served.now));
+  }
+  check_cycle("after 1,100 submissions");
+  for (int i = 0; i < 1100; ++i) CHECK_FALSE(service.cancel(fmt::format("c{}", i), served.now));
+  REQUIRE(service.submit(direct_job("d0", "platform", 1, served.now), served.now));
+  check_cycle("after 1,100 cancellations");
+  CHECK(service.queue(0, 10).total == service.state().pending.size());
 }
 
 TEST_CASE("A node taken down takes no work until it is up again", "[service]") {
