@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "allot/contracts.h"
 #include "allot/share_report.h"
 
 namespace allot::cli {
@@ -38,6 +39,12 @@ ServeMetrics::ServeMetrics()
                                         {"program"})),
       debt_(registry_.gauge_family("allot_serve_debt_units",
                                    "Each program's debt over the window: owed minus delivered", {"program"})),
+      without_progress_(registry_.gauge_family(
+          "allot_serve_without_progress_units",
+          "Of each program's usage over the window, what its stalled jobs held without progress", {"program"})),
+      stalled_(registry_.gauge_family("allot_serve_stalled_jobs",
+                                      "Running jobs past their class's progress interval without a report",
+                                      {"program"})),
       preemptions_(registry_.counter_family("allot_serve_preemptions_total",
                                             "Running jobs preempted, by the victim's "
                                             "program and class",
@@ -101,6 +108,10 @@ void ServeMetrics::cycle_done(const service::CycleReport& report, const service:
     pending_.with({key.first, key.second}).set(pending.count(key) ? pending.at(key) : 0);
     running_.with({key.first, key.second}).set(running.count(key) ? running.at(key) : 0);
   }
+  std::map<std::string, int> stalled;  // by program
+  for (const runtime::RunningJob& job : view.state.running) {
+    if (runtime::stalled_since(job, view.at)) ++stalled[program_of(job.request.account)];
+  }
   const runtime::ShareReport shares = runtime::share_report(*view.policy, view.state);
   for (const runtime::ShareRow& row : shares.rows) {
     if (row.depth != 1) continue;  // programs (a leaf program shows as a user of the root, as sshare shows it)
@@ -109,6 +120,8 @@ void ServeMetrics::cycle_done(const service::CycleReport& report, const service:
     owed_.with({row.path}).set(row.owed.value_or(0));
     delivered_.with({row.path}).set(row.delivered.value_or(0));
     debt_.with({row.path}).set(row.debt);
+    without_progress_.with({row.path}).set(row.without_progress.value_or(0));
+    stalled_.with({row.path}).set(stalled.count(row.path) ? stalled.at(row.path) : 0);
   }
 }
 

@@ -40,6 +40,8 @@ class ServeMetrics {
   metrics::Family<metrics::Gauge>& owed_;
   metrics::Family<metrics::Gauge>& delivered_;
   metrics::Family<metrics::Gauge>& debt_;
+  metrics::Family<metrics::Gauge>& without_progress_;
+  metrics::Family<metrics::Gauge>& stalled_;
   metrics::Family<metrics::Counter>& preemptions_;
   metrics::Counter& lost_work_;
   metrics::Family<metrics::Counter>& policy_changes_;

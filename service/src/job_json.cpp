@@ -145,6 +145,11 @@ std::string record_text(const JobRecord& record, const runtime::Inventory& inven
                        {"preemptible", run.contract.preemptible},
                        {"policy_hash", run.contract.policy_hash}};
     if (run.contract.yields_at) json["run"]["yields_at"] = *run.contract.yields_at;
+    if (run.contract.progress_every != 0) {
+      json["run"]["progress_every"] = run.contract.progress_every;
+      json["run"]["progress_after"] = run.contract.progress_after;
+      json["run"]["on_stall"] = stall_action_name(run.contract.on_stall);
+    }
     if (run.stopping_at) json["run"]["stopping_at"] = *run.stopping_at;
   }
   if (record.ended != 0) json["ended"] = record.ended;
@@ -191,11 +196,26 @@ Expected<JobRecord, std::string> record_from_text(const std::string& text, std::
       running.contract.preemptible = run.at("preemptible").get<bool>();
       running.contract.policy_hash = run.at("policy_hash").get<std::string>();
       if (run.contains("yields_at")) running.contract.yields_at = run.at("yields_at").get<Seconds>();
+      // The progress rule it started under (records written before rules existed have none).
+      running.contract.progress_every = run.value("progress_every", Seconds{0});
+      running.contract.progress_after = run.value("progress_after", Seconds{0});
+      const std::string on_stall = run.value("on_stall", std::string("preempt"));
+      bool known = false;
+      for (const StallAction action : {StallAction::preempt, StallAction::keep, StallAction::stop}) {
+        if (on_stall == stall_action_name(action)) {
+          running.contract.on_stall = action;
+          known = true;
+        }
+      }
+      if (!known) return unexpected(fmt::format("unknown `on_stall` `{}`", on_stall));
+      if (running.contract.progress_every < 0 || running.contract.progress_after < 0)
+        return unexpected(std::string("a negative progress interval"));
       if (run.contains("stopping_at")) running.stopping_at = run.at("stopping_at").get<Seconds>();
       record.run = std::move(running);
     }
     record.ended = json.value("ended", Seconds{0});
     if (json.contains("last_progress")) record.last_progress = json.at("last_progress").get<Seconds>();
+    if (record.run) record.run->last_progress = record.last_progress;
     record.confirmed = json.value("confirmed", false);
     if (record.phase == JobPhase::running && !record.run) return unexpected(std::string("a running job without `run`"));
     return record;

@@ -30,6 +30,7 @@
 #include "allot/audit_json.h"
 #include "allot/contracts.h"
 #include "allot/dates.h"
+#include "allot/duration.h"
 #include "allot/service.h"
 #include "allot/share_report.h"
 #include "job_json.h"
@@ -169,6 +170,8 @@ struct Service::Impl {
   std::unordered_map<std::string, std::pair<std::size_t, double>> ranked;  // id -> (position, rank)
   // The cycle's copy of `live` by number (guarded by cycle_mutex).
   std::map<std::int64_t, RecordPtr> cycle_jobs;
+  // Running jobs stalled at the last cycle (cycle_mutex; serve_meta `stalled`).
+  std::set<std::string> stalled;
 
   mutable std::mutex view_mutex;
   std::shared_ptr<const View> view;
@@ -258,6 +261,15 @@ std::optional<std::string> Service::Impl::load() {
   auto count = store->meta("cycles");
   if (!count) return count.error();
   if (*count) cycles = std::stoull(**count);
+  auto stalled_ids = store->meta("stalled");
+  if (!stalled_ids) return stalled_ids.error();
+  if (*stalled_ids) {
+    const Json ids = Json::parse(**stalled_ids, nullptr, false);
+    if (!ids.is_array()) return std::string("serve_meta `stalled` is not a JSON array");
+    for (const Json& id : ids) {
+      if (id.is_string()) stalled.insert(id.get<std::string>());
+    }
+  }
   auto owed = store->owed_hours();
   if (!owed) return owed.error();
   owed_hours = std::move(*owed);
@@ -392,7 +404,10 @@ Expected<double, std::string> Service::Impl::charge(const std::vector<const Runn
     // A job holds its resources until its decided stop, and no longer.
     const Seconds end = std::min(until, job->stopping_at.value_or(until));
     if (end <= job->started) continue;
-    charges.push_back(Charge{job->request.account, job->request.id, job->started, end, use_of(*job, inventory)});
+    // The part since it stalled, if it did, is held without progress.
+    for (Charge& charge :
+         runtime::holding_charges(*job, job->request.account, job->started, end, use_of(*job, inventory)))
+      charges.push_back(std::move(charge));
   }
   if (charges.empty()) return 0.0;
   auto added = ledger->charge_batch(charges);
@@ -605,6 +620,7 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
                       "at", ""};
     }
     record.last_progress = at;
+    run.last_progress = at;  // what the charge of its end reads (the cycle copies the record's)
   } else if (event.kind == "finished" || event.kind == "failed") {
     if (auto charged = s.charge({&run}, at); !charged) return server_error("the event", charged.error());
     record.phase = event.kind == "finished" ? JobPhase::finished : JobPhase::failed;
@@ -622,6 +638,42 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
   }
   return std::nullopt;
 }
+
+namespace {
+
+// The feed's record of a job found stalled: since when, what its class does
+// about it, and why, in one sentence.
+Json stall_record(const RunningJob& job, Seconds since, const runtime::Inventory& inventory) {
+  const runtime::Contract& contract = job.contract;
+  const Seconds last = runtime::last_progress_point(job);
+  const std::string heard = last > job.started
+                                ? fmt::format("no progress reported since {}", support::format_timestamp(last))
+                                : std::string("no progress reported since it started");
+  return Json{
+      {"kind", "stalled"},
+      {"job", job.request.id},
+      {"account", job.request.account},
+      {"class", job.request.job_class},
+      {"nodes", runtime::audit::node_names(inventory, job.nodes)},
+      {"since", support::format_timestamp(since)},
+      {"progress_every", support::format_duration(contract.progress_every)},
+      {"on_stall", stall_action_name(contract.on_stall)},
+      {"reason", fmt::format("{}; its class requires progress every {}: stalled since {}", heard,
+                             support::format_duration(contract.progress_every), support::format_timestamp(since))}};
+}
+
+// The feed's record of a stalled job that reported progress again.
+Json recovery_record(const RunningJob& job) {
+  const std::string at = support::format_timestamp(runtime::last_progress_point(job));
+  return Json{{"kind", "recovered"},
+              {"job", job.request.id},
+              {"account", job.request.account},
+              {"class", job.request.job_class},
+              {"progress_at", at},
+              {"reason", fmt::format("progress reported at {}: no longer stalled", at)}};
+}
+
+}  // namespace
 
 Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   const auto started_at = std::chrono::steady_clock::now();
@@ -651,6 +703,7 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   {
     std::lock_guard ledger_lock(s.ledger_mutex);
     state.usage = s.ledger->ledger().usage_by_account(now);
+    state.without_progress = s.ledger->without_progress().usage_by_account(now);
   }
   runtime::EntitlementBook* book = s.entitlement_book(policy);
   if (book) state.debt = book->debt_in_window(now, config.window);
@@ -671,6 +724,18 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   ClusterState after = state;
   runtime::apply_decisions(after, result);
   const std::int64_t cycle = static_cast<std::int64_t>(s.cycles + 1);
+
+  // Stalls and recoveries since the last cycle go on the feed (docs/SERVE.md, "Progress").
+  std::set<std::string> stalled_now;
+  std::vector<StoredDecision> progress_records;
+  for (const RunningJob& job : state.running) {
+    const std::optional<Seconds> since = runtime::stalled_since(job, now);
+    if (since) stalled_now.insert(job.request.id);
+    if (since.has_value() == (s.stalled.count(job.request.id) > 0)) continue;
+    const Json record = since ? stall_record(job, *since, state.inventory) : recovery_record(job);
+    progress_records.push_back(StoredDecision{0, cycle, now, record.at("kind").get<std::string>(), job.request.id,
+                                              runtime::audit::dump(record, -1)});
+  }
 
   // What the cycle changed, against the copy it ran on: starts, stops decided, requeues.
   std::unordered_map<std::string_view, const RunningJob*> before_running, after_running;
@@ -759,6 +824,10 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
       report.starts += decision.kind == runtime::DecisionKind::start;
       report.preemptions += decision.kind == runtime::DecisionKind::preempt;
     }
+    for (StoredDecision& record : progress_records) write.decisions.push_back(std::move(record));
+    Json stalled_ids = Json::array();
+    for (const std::string& id : stalled_now) stalled_ids.push_back(id);
+    write.meta.emplace_back("stalled", runtime::audit::dump(stalled_ids, -1));
     for (const auto& [id, record] : changed) write.jobs.push_back(s.stored(id, record));
     const bool sample = !s.last_sample || now - *s.last_sample >= s.options.sample_every;
     if (sample) {
@@ -782,6 +851,7 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
     s.last_cycle = now;
     if (sample) s.last_sample = now;
     s.cycles = static_cast<std::uint64_t>(cycle);
+    s.stalled = std::move(stalled_now);
     s.order.swap(order);
     s.ranked.swap(ranked);
     // Submitted while the cycle ran: still unranked, still after the ranking.

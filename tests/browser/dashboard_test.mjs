@@ -141,7 +141,7 @@ try {
   check(byAccount.get("exploration").get("Account") === "exploration", `exploration's name cell reads ${show(byAccount.get("exploration").get("Account"))}`);
   for (const r of tree.rows) {
     check(!Number.isNaN(percent(r.get("Share"))), `${r.account}'s Share cell is ${show(r.get("Share"))}, not a percentage`);
-    for (const column of ["Usage", "Owed", "Delivered"]) {
+    for (const column of ["Usage", "Owed", "Delivered", "Without progress"]) {
       check(NUMBER.test(r.get(column)), `${r.account}'s ${column} cell is ${show(r.get(column))}, not a number`);
     }
     check(/^(0|–|[\d,.]+ owed to it|[\d,.]+ over)$/.test(r.get("Debt")), `${r.account}'s Debt cell is ${show(r.get("Debt"))}`);

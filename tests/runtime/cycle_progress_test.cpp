@@ -3,8 +3,11 @@
 // loses its protection and is taken before progressing jobs.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "allot/contracts.h"
 #include "allot/explain.h"
+#include "allot/share_report.h"
 #include "cycle_support.h"
 
 namespace cycle_test {
@@ -164,6 +167,76 @@ TEST_CASE("explain says since when a job is stalled and what it costs it", "[cyc
                                    "protection"));
   const std::string json = allot::runtime::explanation_json(*explanation, state.inventory);
   CHECK_THAT(json, Catch::Contains("\"stalled_since\": \"2026-11-30T23:00:00Z\""));
+}
+
+}  // namespace cycle_test
+
+namespace cycle_test {
+
+TEST_CASE("a stalled job's time is charged, the part since it stalled marked held without progress",
+          "[cycle][progress]") {
+  using allot::runtime::Charge;
+  using allot::runtime::holding_charges;
+  const allot::runtime::ResourceUse use{"h100", 1, 8, 64};
+  struct Case {
+    const char* what;
+    std::optional<Seconds> progress_ago;
+    Seconds from_ago, until_ago;
+    std::vector<std::pair<Seconds, bool>> starts_ago;  // each charge: its start before Tuesday, without progress
+  };
+  // Started 90 minutes ago, reporting every 20m after 10m: silent, it stalled an hour ago.
+  const Case cases[] = {
+      {"silent since its start", {}, 90 * kMinute, 0, {{90 * kMinute, false}, {60 * kMinute, true}}},
+      {"charged before from after its stall", {}, 30 * kMinute, 0, {{30 * kMinute, true}}},
+      {"charged up to before it stalled", {}, 90 * kMinute, 70 * kMinute, {{90 * kMinute, false}}},
+      {"reporting", 5 * kMinute, 90 * kMinute, 0, {{90 * kMinute, false}}},
+      {"an empty interval", {}, 10 * kMinute, 10 * kMinute, {}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    RunningJob job = reporting_job("b", 90 * kMinute);
+    if (c.progress_ago) job.last_progress = kTuesday - *c.progress_ago;
+    const std::vector<Charge> charges =
+        holding_charges(job, "beta", kTuesday - c.from_ago, kTuesday - c.until_ago, use);
+    REQUIRE(charges.size() == c.starts_ago.size());
+    for (std::size_t i = 0; i < charges.size(); ++i) {
+      CHECK(charges[i].from == kTuesday - c.starts_ago[i].first);
+      CHECK(charges[i].until == (i + 1 < charges.size() ? charges[i + 1].from : kTuesday - c.until_ago));
+      CHECK(charges[i].without_progress == c.starts_ago[i].second);
+      CHECK(charges[i].account == "beta");
+      CHECK(charges[i].job_id == "b");
+    }
+  }
+}
+
+TEST_CASE("allot shares shows what stalled jobs held without progress when the state counts it", "[cycle][progress]") {
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "true"));
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 2);
+  state.usage = {{"", 10}, {"alpha", 4}, {"beta", 6}};
+  const auto row_of = [](const allot::runtime::ShareReport& report, const std::string& path) {
+    for (const allot::runtime::ShareRow& row : report.rows)
+      if (row.path == path) return row;
+    FAIL("no row " << path);
+    return allot::runtime::ShareRow{};
+  };
+  allot::runtime::ShareReport report = allot::runtime::share_report(*policy, state);
+  CHECK_FALSE(row_of(report, "beta").without_progress);
+  CHECK_THAT(allot::runtime::share_report_text(report), !Catch::Contains("NoProgress"));
+
+  state.without_progress = std::map<std::string, double>{{"", 2.5}, {"beta", 2.5}};
+  report = allot::runtime::share_report(*policy, state);
+  CHECK(row_of(report, "beta").without_progress == 2.5);
+  CHECK(row_of(report, "alpha").without_progress == 0.0);
+  CHECK(row_of(report, "").without_progress == 2.5);
+  const std::string text = allot::runtime::share_report_text(report);
+  CHECK_THAT(text, Catch::Contains("Debt NoProgress\n"));
+  CHECK_THAT(text, Catch::Contains("2.50\n"));
+  const auto json = nlohmann::json::parse(allot::runtime::share_report_json(report));
+  for (const auto& account : json.at("accounts")) {
+    if (account.at("path") == "beta") CHECK(account.at("without_progress") == 2.5);
+  }
 }
 
 }  // namespace cycle_test

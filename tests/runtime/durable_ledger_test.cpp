@@ -141,3 +141,51 @@ TEST_CASE("a ledger with an impossible config is not opened", "[runtime][ledger]
   CHECK(ledger.error().message ==
         "ledger `" + folder.file("ledger.db") + "`: the bucket width must be longer than 0 seconds");
 }
+
+TEST_CASE("time held without progress is counted as usage and apart, and survives a reopen",
+          "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  const std::string path = folder.file("ledger.db");
+  Charge stalled = gpus("exploration/ana", "a1", kStart + kHour, kStart + 2 * kHour, 4);
+  stalled.without_progress = true;
+  {
+    auto ledger = open_ledger(path);
+    const std::vector<Charge> batch = {gpus("exploration/ana", "a1", kStart, kStart + kHour, 4), stalled,
+                                       gpus("product", "p1", kStart, kStart + 2 * kHour, 1)};
+    CHECK(*ledger->charge_batch(batch) == 10.0);
+    CHECK(*ledger->charge(stalled) == 0.0);  // a replay counts nothing, apart either
+  }
+  auto reopened = open_ledger(path);
+  const Seconds now = kStart + 2 * kHour;
+  CHECK(reopened->ledger().usage("exploration", now) == 8.0);
+  CHECK(reopened->without_progress().usage("exploration", now) == 4.0);
+  CHECK(reopened->without_progress().usage("product", now) == 0.0);
+  CHECK(reopened->without_progress().usage("", now) == 4.0);
+}
+
+TEST_CASE("a ledger of schema 1 is upgraded in place, its rows held with progress", "[runtime][ledger][durable]") {
+  TempFolder folder("allot-ledger");
+  const std::string path = folder.file("ledger.db");
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    const char* version_1 = R"sql(
+      CREATE TABLE charges (job_id TEXT NOT NULL, charged_until INTEGER NOT NULL, charged_from INTEGER NOT NULL,
+        account TEXT NOT NULL, gpu_type TEXT NOT NULL, gpus REAL NOT NULL, cpus REAL NOT NULL,
+        memory_gib REAL NOT NULL, amount REAL NOT NULL, UNIQUE (job_id, charged_until));
+      INSERT INTO charges VALUES ('a1', 1796086800, 1796083200, 'exploration/ana', 'h100', 2, 16, 128, 2);
+      PRAGMA user_version = 1;)sql";
+    CHECK(sqlite3_exec(db, version_1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto ledger = open_ledger(path);
+  const Seconds now = kStart + kHour;
+  CHECK(ledger->ledger().usage("exploration/ana", now) == 2.0);
+  CHECK(ledger->without_progress().usage("", now) == 0.0);
+  Charge stalled = gpus("exploration/ana", "a1", kStart + kHour, kStart + 2 * kHour, 2);
+  stalled.without_progress = true;
+  CHECK(*ledger->charge(stalled) == 2.0);
+  auto reopened = open_ledger(path);
+  CHECK(reopened->without_progress().usage("exploration/ana", kStart + 2 * kHour) == 2.0);
+  CHECK(reopened->stored_keys()->size() == 2);
+}

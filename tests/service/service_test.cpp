@@ -39,18 +39,18 @@ using namespace std::chrono_literals;
 constexpr const char* kToken = "test-token-0123456789abcdef";
 const Seconds kStart = *support::parse_timestamp("2026-12-02T09:00:00Z");
 
-std::shared_ptr<const CompiledPolicy> saas_policy() {
-  CompileOptions options;
-  options.engine = Engine::interpreter;
-  options.check.today = parse_date("2026-12-01");
-  CompileResult result = compile_policy_file(ALLOT_SOURCE_DIR "/policies/saas.allot", options);
-  REQUIRE(result.policy);
-  return result.policy;
-}
-
 std::string saas_source() {
   std::ifstream file(ALLOT_SOURCE_DIR "/policies/saas.allot");
   return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+std::shared_ptr<const CompiledPolicy> compile_source(const std::string& text) {
+  CompileOptions options;
+  options.engine = Engine::interpreter;
+  options.check.today = parse_date("2026-12-01");
+  CompileResult result = compile_policy_source(ALLOT_SOURCE_DIR "/policies/saas.allot", text, options);
+  REQUIRE(result.policy);
+  return result.policy;
 }
 
 runtime::Inventory saas_cluster() {
@@ -63,7 +63,8 @@ runtime::Inventory saas_cluster() {
 class Served {
  public:
   // Rate limits as allot serve takes them (0: none).
-  explicit Served(double write_rate = 0, double read_rate = 0) : write_rate_(write_rate), read_rate_(read_rate) {
+  explicit Served(double write_rate = 0, double read_rate = 0, std::string source = saas_source())
+      : write_rate_(write_rate), read_rate_(read_rate), source_(std::move(source)), policy_(compile_source(source_)) {
     open();
   }
   ~Served() { close(); }
@@ -73,7 +74,7 @@ class Served {
     options.database = folder_.file("serve.db");
     options.inventory = saas_cluster();
     options.durability = runtime::Durability::process_crash;
-    auto opened = Service::open(options, policy_, saas_source(), now);
+    auto opened = Service::open(options, policy_, source_, now);
     REQUIRE(opened);
     service_ = std::move(*opened);
     server_ = std::make_unique<http::HttpServer>(http::ServerOptions{2, 64 * 1024, 5000ms, false});
@@ -157,8 +158,9 @@ class Served {
  private:
   double write_rate_ = 0;
   double read_rate_ = 0;
+  std::string source_;
+  std::shared_ptr<const CompiledPolicy> policy_;
   TempFolder folder_{"allot-service"};
-  std::shared_ptr<const CompiledPolicy> policy_ = saas_policy();
   metrics::Registry registry_;
   http::Health health_{std::chrono::seconds(60)};
   std::unique_ptr<Service> service_;
@@ -401,6 +403,50 @@ TEST_CASE("A cycle sees every change made since the last one, as the live state 
   REQUIRE(service.submit(direct_job("d0", "platform", 1, served.now), served.now));
   check_cycle("after 1,100 cancellations");
   CHECK(service.queue(0, 10).total == service.state().pending.size());
+}
+
+TEST_CASE("A stalled job is on the feed when found and when it recovers, and its stalled time is held apart",
+          "[service][progress]") {
+  std::string source = saas_source();
+  const std::string train_class = "  class train {\n    checkpoint every 30m\n";
+  REQUIRE(source.find(train_class) != std::string::npos);
+  source.replace(source.find(train_class), train_class.size(), train_class + "    progress every 20m after 10m\n");
+  Served served(0, 0, source);
+  const std::string id = served.submit(train("product", 8));
+  served.cycle();
+  REQUIRE(served.get_json("/jobs/" + id).at("phase") == "running");
+  served.now += 35 * 60;  // 09:35, silent past its allowance and one interval: stalled since 09:30
+  served.cycle();
+  served.now += 5 * 60;
+  served.cycle();  // 09:40, still stalled: not on the feed again
+  served.event({{"kind", "progress"}, {"job", id}});
+  served.now += 60;
+  served.reopen();  // the stalled set survives a restart
+  served.cycle();
+  const json feed = served.get_json("/decisions?since=0");
+  std::vector<json> progress;
+  for (const json& entry : feed.at("decisions")) {
+    if (entry.at("kind") == "stalled" || entry.at("kind") == "recovered") progress.push_back(entry);
+  }
+  REQUIRE(progress.size() == 2);
+  CHECK(progress[0].at("kind") == "stalled");
+  CHECK(progress[0].at("job") == id);
+  CHECK(progress[0].at("since") == "2026-12-02T09:30:00Z");
+  CHECK(progress[0].at("on_stall") == "preempt");
+  CHECK(progress[0].at("reason") ==
+        "no progress reported since it started; its class requires progress every 20m: stalled since "
+        "2026-12-02T09:30:00Z");
+  CHECK(progress[1].at("kind") == "recovered");
+  CHECK(progress[1].at("progress_at") == "2026-12-02T09:40:00Z");
+  // Eight GPUs for 41 minutes, 09:30 to 09:40 of them stalled: held without progress apart.
+  served.event({{"kind", "finished"}, {"job", id}});
+  served.cycle();
+  const json shares = served.get_json("/shares");
+  for (const auto& account : shares.at("accounts")) {
+    if (account.at("path") != "product") continue;
+    CHECK(account.at("raw_usage").get<double>() == Approx(8.0 * 41 / 60));
+    CHECK(account.at("without_progress").get<double>() == Approx(8.0 * 10 / 60));
+  }
 }
 
 TEST_CASE("A node taken down takes no work until it is up again", "[service]") {

@@ -112,6 +112,9 @@ struct ClusterState {
   // What each account was owed over the window (runtime/entitlement.h), when
   // the ledger's result carries it; only reports read it (delivered = owed - debt).
   std::map<std::string, double> owed;
+  // The part of `usage` held without progress (stalled jobs, docs/LANGUAGE.md
+  // "Progress"), when the driver's ledger counts it; only reports read it.
+  std::optional<std::map<std::string, double>> without_progress;
 };
 
 }  // namespace allot::runtime

@@ -5,8 +5,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "allot/cluster_state.h"
+#include "allot/ledger.h"
 #include "allot/policy.h"
 
 namespace allot::runtime {
@@ -48,6 +50,12 @@ Seconds last_progress_point(const RunningJob& job);
 // max(its start + `progress_after`, its last report). The stall starts at
 // that report + the interval.
 std::optional<Seconds> stalled_since(const RunningJob& job, Seconds now);
+
+// What `job` holding `use` over [from, until) is charged to `account`: one
+// interval, or two when the job is stalled at `until` and was before it (the
+// part from its stall on is marked `without_progress`).
+std::vector<Charge> holding_charges(const RunningJob& job, const std::string& account, Seconds from, Seconds until,
+                                    const ResourceUse& use);
 
 // Why a running job may not be stopped now, in the order a person needs them.
 enum class StopRefusal {

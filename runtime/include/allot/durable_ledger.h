@@ -59,6 +59,9 @@ class DurableLedger {
 
   // The in-memory ledger, for reading usage.
   const RollingLedger& ledger() const { return ledger_; }
+  // The part of that usage held without progress (charges marked
+  // `without_progress`), by account over the same window.
+  const RollingLedger& without_progress() const { return without_progress_; }
 
  private:
   struct Database;
@@ -73,8 +76,12 @@ class DurableLedger {
   // One transaction for all charges, then the in-memory update.
   Expected<double, LedgerError> store_and_count(std::span<const Charge> charges);
 
+  // Counts a stored interval in memory.
+  double count(const Charge& interval);
+
   std::unique_ptr<Database> database_;
   RollingLedger ledger_;
+  RollingLedger without_progress_;
 };
 
 }  // namespace allot::runtime

@@ -72,6 +72,9 @@ struct Charge {
   Seconds from = 0;
   Seconds until = 0;  // exclusive
   ResourceUse resources;
+  // Held while the job was stalled (docs/LANGUAGE.md "Progress"): counted as
+  // usage like any held time, and also apart as held without progress.
+  bool without_progress = false;
 };
 
 // Usage per account over a rolling window. Not thread-safe: one writer, or a

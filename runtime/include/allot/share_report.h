@@ -35,6 +35,8 @@ struct ShareRow {
   std::optional<double> owed;
   std::optional<double> delivered;
   double debt = 0;  // owed minus delivered, in the policy's unit
+  // Of the usage, what was held without progress (when the state carries it).
+  std::optional<double> without_progress;
   // What the rank expression reads as `account.<field>` for this account
   // (abi::AccountField order), from the same account table the cycle ranks with.
   std::array<double, abi::kAccountFieldCount> rank_fields{};

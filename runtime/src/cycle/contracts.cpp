@@ -94,6 +94,17 @@ std::optional<Seconds> stalled_since(const RunningJob& job, Seconds now) {
   return due;
 }
 
+std::vector<Charge> holding_charges(const RunningJob& job, const std::string& account, Seconds from, Seconds until,
+                                    const ResourceUse& use) {
+  std::vector<Charge> charges;
+  if (until <= from) return charges;
+  const std::optional<Seconds> stalled = stalled_since(job, until);
+  const Seconds split = stalled ? std::clamp(*stalled, from, until) : until;
+  if (split > from) charges.push_back(Charge{account, job.request.id, from, split, use, false});
+  if (split < until) charges.push_back(Charge{account, job.request.id, split, until, use, true});
+  return charges;
+}
+
 std::optional<StopRefusal> stop_refusal(const Contract& contract, bool requeueable, bool stopping, Seconds now,
                                         bool stalled) {
   if (stopping) return StopRefusal::stopping;

@@ -48,6 +48,8 @@ ShareReport share_report(const CompiledPolicy& policy, const ClusterState& state
     children[static_cast<std::size_t>(tables.accounts[i].parent)].push_back(static_cast<int>(i));
   }
   const std::vector<double> owed = account_amounts(tables, state.owed);
+  const std::vector<double> without_progress =
+      state.without_progress ? account_amounts(tables, *state.without_progress) : std::vector<double>();
   std::vector<int> order;
   if (!tables.accounts.empty()) append_in_order(tables, fields, children, 0, order);
   ShareReport report{tables.name, tables.fairshare, tables.unit.dominant ? "dominant-resource-hours" : "gpu-hours", {}};
@@ -78,6 +80,7 @@ ShareReport share_report(const CompiledPolicy& policy, const ClusterState& state
       row.owed = owed[i];
       row.delivered = owed[i] - row.debt;
     }
+    if (state.without_progress) row.without_progress = without_progress[i];
     for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) {
       row.rank_fields[f] = columns.value(static_cast<abi::AccountField>(f), i);
     }
@@ -120,8 +123,11 @@ std::string share_report_text(const ShareReport& report) {
     return value ? fmt::format("{:.2f}", *value) : std::string("-");
   };
   std::string out = fmt::format("policy {} · {} · usage in {}\n", report.policy, report.algorithm, report.unit);
+  const bool held = std::any_of(report.rows.begin(), report.rows.end(),
+                                [](const ShareRow& row) { return row.without_progress.has_value(); });
   out += line({"Account", "User", "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage", "FairShare",
                "LevelFS", "Rank", "InForce", "OfCluster", "Owed", "Delivered", "Debt"});
+  if (held) out.insert(out.size() - 1, fmt::format(" {:>10}", "NoProgress"));
   for (const ShareRow& row : report.rows) {
     const FairShareFields& f = row.fields;
     const bool root = row.path.empty();
@@ -132,6 +138,8 @@ std::string share_report_text(const ShareReport& report) {
                  f.user && fair_tree ? std::to_string(f.rank) : "",
                  root ? "" : fmt::format("{:g}%", row.share_in_force * 100), number(row.cluster_share),
                  amount(row.owed), amount(row.delivered), fmt::format("{:.2f}", row.debt)});
+    // Held without progress, when the state counts it: a column after the others.
+    if (held) out.insert(out.size() - 1, fmt::format(" {:>10}", amount(row.without_progress)));
   }
   // User names come from the snapshot: none reaches a terminal raw.
   return support::printable(out);
@@ -172,6 +180,7 @@ std::string share_report_json(const ShareReport& report) {
     item["owed"] = row.owed ? audit::finite(*row.owed) : Json(nullptr);
     item["delivered"] = row.delivered ? audit::finite(*row.delivered) : Json(nullptr);
     item["debt"] = audit::finite(row.debt);
+    item["without_progress"] = row.without_progress ? audit::finite(*row.without_progress) : Json(nullptr);
     Json rank_fields;
     for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f)
       rank_fields[kRankFieldNames[f]] = value(row.rank_fields[f]);

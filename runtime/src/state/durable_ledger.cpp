@@ -15,7 +15,7 @@
 namespace allot::runtime {
 namespace {
 
-constexpr std::int64_t kSchemaVersion = 1;
+constexpr std::int64_t kSchemaVersion = 2;
 
 // One row per counted interval, appended in commit order. (job_id,
 // charged_until) is the idempotency key, enforced by the database as well as
@@ -34,18 +34,28 @@ CREATE TABLE IF NOT EXISTS charges (
   cpus          REAL    NOT NULL,
   memory_gib    REAL    NOT NULL,
   amount        REAL    NOT NULL,
+  without_progress INTEGER NOT NULL DEFAULT 0,
   UNIQUE (job_id, charged_until)
 );
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
+COMMIT;
+)sql";
+
+// Version 1 had no `without_progress`: its rows were all held with progress.
+constexpr const char* kUpgradeFrom1 = R"sql(
+BEGIN;
+ALTER TABLE charges ADD COLUMN without_progress INTEGER NOT NULL DEFAULT 0;
+PRAGMA user_version = 2;
 COMMIT;
 )sql";
 
 constexpr const char* kInsert =
     "INSERT OR IGNORE INTO charges (job_id, charged_until, charged_from, account, gpu_type, gpus, cpus, memory_gib, "
-    "amount) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    "amount, without_progress) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 
 constexpr const char* kSelectAll =
-    "SELECT job_id, charged_until, charged_from, account, gpu_type, gpus, cpus, memory_gib FROM charges "
+    "SELECT job_id, charged_until, charged_from, account, gpu_type, gpus, cpus, memory_gib, without_progress "
+    "FROM charges "
     "ORDER BY rowid";  // the order they were committed in: no sort
 
 using Failure = Unexpected<LedgerError>;
@@ -72,6 +82,7 @@ std::optional<std::string> ensure_schema(const SqliteConnection& db) {
   if (*version > kSchemaVersion) {
     return fmt::format("schema version {} is newer than this program understands ({})", *version, kSchemaVersion);
   }
+  if (*version == 1) return db.execute(kUpgradeFrom1);
   return *version == kSchemaVersion ? std::nullopt : db.execute(kCreateSchema);
 }
 
@@ -84,6 +95,7 @@ Charge read_charge(const Statement& row) {
   charge.account = row.text(3);
   charge.resources =
       ResourceUse{row.text(4), sqlite3_column_double(s, 5), sqlite3_column_double(s, 6), sqlite3_column_double(s, 7)};
+  charge.without_progress = sqlite3_column_int64(s, 8) != 0;
   return charge;
 }
 
@@ -123,6 +135,7 @@ void bind_charge(const Statement& insert, const Charge& charge, double amount) {
   sqlite3_bind_double(s, 7, charge.resources.cpus);
   sqlite3_bind_double(s, 8, charge.resources.memory_gib);
   sqlite3_bind_double(s, 9, amount);
+  sqlite3_bind_int64(s, 10, charge.without_progress ? 1 : 0);
 }
 
 }  // namespace
@@ -134,7 +147,12 @@ struct DurableLedger::Database {
 };
 
 DurableLedger::DurableLedger(std::unique_ptr<Database> database, LedgerConfig config)
-    : database_(std::move(database)), ledger_(std::move(config)) {}
+    : database_(std::move(database)), ledger_(config), without_progress_(config) {}
+
+double DurableLedger::count(const Charge& interval) {
+  if (interval.without_progress) without_progress_.add(interval);
+  return ledger_.add(interval);
+}
 
 DurableLedger::~DurableLedger() = default;
 
@@ -156,7 +174,7 @@ Expected<std::unique_ptr<DurableLedger>, LedgerError> DurableLedger::open(const 
   for (std::int64_t row = 1; (status = sqlite3_step(rows->get())) == SQLITE_ROW; ++row) {
     Charge charge = read_charge(*rows);
     if (auto problem = row_problem(charge, row)) return failure(path, *problem);
-    ledger->ledger_.add(charge);
+    ledger->count(charge);
   }
   if (status != SQLITE_DONE) return failure(path, db.last_error());
   return ledger;
@@ -216,7 +234,7 @@ Expected<double, LedgerError> DurableLedger::store_and_count(std::span<const Cha
     return failure(database_->path, *error);
   }
   double added = 0;
-  for (const Charge& part : stored) added += ledger_.add(part);
+  for (const Charge& part : stored) added += count(part);
   return added;
 }
 
