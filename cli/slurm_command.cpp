@@ -134,6 +134,9 @@ void append_pass_records(std::string& lines, const slurm::PassReport& report, bo
                 [](const runtime::Decision& decision) { return decision.kind == runtime::DecisionKind::skip; });
   lines += runtime::audit_lines(decided, report.inventory);
   for (const slurm::ObservedStart& start : report.starts) lines += slurm::start_json(start, report.now) + "\n";
+  for (const slurm::ProgressChange& change : report.progress) {
+    lines += slurm::progress_json(change, report.now, report.policy_hash) + "\n";
+  }
   for (const slurm::Action& action : report.actions) {
     lines += slurm::action_json(action, report.now, report.policy_hash, dry_run) + "\n";
   }
@@ -184,6 +187,9 @@ std::vector<std::string> feed_records(const slurm::PassReport& report, bool dry_
     add(Json::parse(slurm::start_json(start, report.now)),
         fmt::format("started by Slurm as class `{}`{}", start.job_class,
                     start.class_limit.empty() ? "" : "; its contract promises nothing: " + start.class_limit));
+  }
+  for (const slurm::ProgressChange& change : report.progress) {
+    add(Json::parse(slurm::progress_json(change, report.now, report.policy_hash)), "");  // it has its reason
   }
   for (const slurm::Action& action : report.actions) {
     if (action.kind == slurm::Action::Kind::set_priority) continue;

@@ -1,5 +1,7 @@
 #include "slurm_metrics.h"
 
+#include "allot/contracts.h"
+
 namespace allot::cli {
 
 AdapterMetrics::AdapterMetrics(std::chrono::seconds staleness)
@@ -19,6 +21,10 @@ AdapterMetrics::AdapterMetrics(std::chrono::seconds staleness)
                                  "Usage charged to the ledger, in the policy's unit-hours")),
       pending_(registry_.gauge("allot_slurm_pending_jobs", "Jobs the last pass ranked")),
       running_(registry_.gauge("allot_slurm_running_jobs", "Jobs holding GPUs at the last pass")),
+      stalled_(registry_.gauge("allot_slurm_stalled_jobs",
+                               "Running jobs past their class's progress interval without a report, at the last pass")),
+      without_progress_(registry_.gauge("allot_slurm_without_progress_units",
+                                        "Of the usage over the window, what stalled jobs held without progress")),
       last_success_(registry_.gauge("allot_slurm_last_success_timestamp_seconds",
                                     "When the last pass that succeeded ran (Unix time)")),
       ledger_lag_(registry_.gauge("allot_slurm_ledger_lag_seconds",
@@ -55,6 +61,14 @@ void AdapterMetrics::pass_done(const slurm::PassReport& report, double seconds, 
   }
   pending_.set(report.pending);
   running_.set(report.running);
+  int stalled = 0;
+  for (const runtime::RunningJob& job : report.state.running)
+    stalled += runtime::stalled_since(job, report.now) ? 1 : 0;
+  stalled_.set(stalled);
+  if (report.state.without_progress) {
+    const auto all = report.state.without_progress->find("");
+    without_progress_.set(all == report.state.without_progress->end() ? 0.0 : all->second);
+  }
   last_success_.set(static_cast<double>(report.now));
   if (!dry_run) {
     if (report.charged > 0) charged_.inc(report.charged);

@@ -51,6 +51,8 @@ class AdapterMetrics {
   metrics::Counter& charged_;
   metrics::Gauge& pending_;
   metrics::Gauge& running_;
+  metrics::Gauge& stalled_;
+  metrics::Gauge& without_progress_;
   metrics::Gauge& last_success_;
   metrics::Gauge& ledger_lag_;
   metrics::Gauge& generation_;

@@ -10,6 +10,7 @@
 
 #include "allot/accounting.h"
 #include "allot/audit_json.h"
+#include "allot/contracts.h"
 #include "allot/dates.h"
 #include "allot/explain.h"
 #include "allot/http_server.h"
@@ -150,8 +151,9 @@ Expected<Event, ApiError> event_from_json(const nlohmann::json& body) {
   return event;
 }
 
-// A job without its explanation (lists); job_document adds it.
-Json job_summary_json(const JobRecord& record, const runtime::Inventory& inventory) {
+// A job without its explanation (lists); job_document adds it. `now`: the
+// last cycle's time, at which a running job under a progress rule is or is not stalled.
+Json job_summary_json(const JobRecord& record, const runtime::Inventory& inventory, Seconds now) {
   Json json{{"id", record.request.id}, {"phase", job_phase_name(record.phase)}, {"job", job_json(record.request)}};
   if (record.run) {
     json["nodes"] = runtime::audit::node_names(inventory, record.run->nodes);
@@ -160,6 +162,12 @@ Json job_summary_json(const JobRecord& record, const runtime::Inventory& invento
     json["contract"] = runtime::audit::contract_json(record.run->contract);
     if (record.run->stopping_at) json["stopping_at"] = support::format_timestamp(*record.run->stopping_at);
     json["confirmed"] = record.confirmed;
+    if (record.run->contract.progress_every > 0) {
+      runtime::RunningJob run = *record.run;
+      run.last_progress = record.last_progress;
+      const std::optional<Seconds> since = runtime::stalled_since(run, now);
+      json["stalled_since"] = since ? Json(support::format_timestamp(*since)) : Json(nullptr);
+    }
   }
   if (record.last_progress) json["last_progress"] = support::format_timestamp(*record.last_progress);
   if (record.ended != 0) json["ended"] = support::format_timestamp(record.ended);
@@ -167,7 +175,7 @@ Json job_summary_json(const JobRecord& record, const runtime::Inventory& invento
 }
 
 Json job_document(const JobRecord& record, const View* view, const runtime::Inventory& inventory) {
-  Json json = job_summary_json(record, inventory);
+  Json json = job_summary_json(record, inventory, view != nullptr ? view->at : 0);
   if (record.phase != JobPhase::pending && record.phase != JobPhase::running) return json;
   // What `allot explain` says, on the state the last cycle ran on.
   bool in_view = false;
@@ -459,7 +467,7 @@ void mount_reads(http::HttpServer& server, const ReadModel& model, const std::sh
     const std::shared_ptr<const View> view = model.view();
     Json list = Json::array();
     for (const JobRecord& record : *jobs) {
-      Json json = job_summary_json(record, view->state.inventory);
+      Json json = job_summary_json(record, view->state.inventory, view->at);
       json["summary"] = job_summary(record);
       list.push_back(std::move(json));
     }

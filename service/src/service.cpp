@@ -644,33 +644,25 @@ namespace {
 // The feed's record of a job found stalled: since when, what its class does
 // about it, and why, in one sentence.
 Json stall_record(const RunningJob& job, Seconds since, const runtime::Inventory& inventory) {
-  const runtime::Contract& contract = job.contract;
-  const Seconds last = runtime::last_progress_point(job);
-  const std::string heard = last > job.started
-                                ? fmt::format("no progress reported since {}", support::format_timestamp(last))
-                                : std::string("no progress reported since it started");
-  return Json{
-      {"kind", "stalled"},
-      {"job", job.request.id},
-      {"account", job.request.account},
-      {"class", job.request.job_class},
-      {"nodes", runtime::audit::node_names(inventory, job.nodes)},
-      {"since", support::format_timestamp(since)},
-      {"progress_every", support::format_duration(contract.progress_every)},
-      {"on_stall", stall_action_name(contract.on_stall)},
-      {"reason", fmt::format("{}; its class requires progress every {}: stalled since {}", heard,
-                             support::format_duration(contract.progress_every), support::format_timestamp(since))}};
+  return Json{{"kind", "stalled"},
+              {"job", job.request.id},
+              {"account", job.request.account},
+              {"class", job.request.job_class},
+              {"nodes", runtime::audit::node_names(inventory, job.nodes)},
+              {"since", support::format_timestamp(since)},
+              {"progress_every", support::format_duration(job.contract.progress_every)},
+              {"on_stall", stall_action_name(job.contract.on_stall)},
+              {"reason", runtime::stall_reason(job, since)}};
 }
 
 // The feed's record of a stalled job that reported progress again.
 Json recovery_record(const RunningJob& job) {
-  const std::string at = support::format_timestamp(runtime::last_progress_point(job));
   return Json{{"kind", "recovered"},
               {"job", job.request.id},
               {"account", job.request.account},
               {"class", job.request.job_class},
-              {"progress_at", at},
-              {"reason", fmt::format("progress reported at {}: no longer stalled", at)}};
+              {"progress_at", support::format_timestamp(runtime::last_progress_point(job))},
+              {"reason", runtime::recovery_reason(job)}};
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // What an Adapter keeps between passes. Internal to slurm/.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -10,6 +11,7 @@
 #include "adapter_store.h"
 #include "allot/durable_ledger.h"
 #include "allot/slurm.h"
+#include "progress_comment.h"
 
 namespace allot::slurm {
 
@@ -25,6 +27,11 @@ struct Adapter::State {
   std::vector<runtime::Reservation> reservations;  // the last cycle's, for the next
   bool reservations_known = false;                 // false until a pass ran since opening
   std::set<std::uint32_t> noted;                   // jobs whose note was already given
+  // The last progress report taken from each run's Comment (docs/SLURM.md
+  // "Progress"); Slurm keeps the Comment, so a restart reads it again.
+  std::map<RunKey, CommentReport> reports;
+  std::map<std::uint32_t, std::string> refused;  // the Comment last refused of each job (noted once)
+  std::set<RunKey> stalled;                      // runs stalled at the last pass (a restarted adapter says them again)
 
   ~State();
 };

@@ -2,7 +2,9 @@
 // the same time and policy fields): what it did to Slurm, and the contract it
 // recorded for each run it saw start. docs/SLURM.md "Audit log" lists them.
 #include "allot/audit_json.h"
+#include "allot/contracts.h"
 #include "allot/dates.h"
+#include "allot/duration.h"
 #include "allot/slurm.h"
 #include "allot/snapshot.h"
 
@@ -59,6 +61,28 @@ std::string start_json(const ObservedStart& start, Seconds now) {
     Json with_limit = record;
     with_limit["class_limit"] = start.class_limit;  // why the contract promises nothing
     return runtime::audit::dump(with_limit, -1);
+  }
+  return runtime::audit::dump(record, -1);
+}
+
+std::string progress_json(const ProgressChange& change, Seconds now, const std::string& policy_hash) {
+  const runtime::RunningJob& run = change.run;
+  Json record{{"time", support::format_timestamp(now)},
+              {"policy", policy_hash},
+              {"source", "slurm"},
+              {"kind", change.stalled ? "stalled" : "recovered"},
+              {"job", std::to_string(change.job)},
+              {"started", support::format_timestamp(run.started)},
+              {"account", run.request.account},
+              {"class", run.request.job_class}};
+  if (change.stalled) {
+    record["since"] = support::format_timestamp(change.since);
+    record["progress_every"] = support::format_duration(run.contract.progress_every);
+    record["on_stall"] = stall_action_name(run.contract.on_stall);
+    record["reason"] = runtime::stall_reason(run, change.since);
+  } else {
+    record["progress_at"] = support::format_timestamp(runtime::last_progress_point(run));
+    record["reason"] = runtime::recovery_reason(run);
   }
   return runtime::audit::dump(record, -1);
 }

@@ -1,6 +1,7 @@
 // Reads mapping files (docs/SLURM.md "The mapping file"). toml++ exceptions
 // stop here; callers get a MapError naming the file, line and field.
 #include "job_map.h"
+
 #include "allot/text.h"
 
 #include "allot/files.h"
@@ -14,6 +15,7 @@
 
 #include "allot/nearest_name.h"
 #include "allot/toml_fields.h"
+#include "progress_comment.h"
 
 namespace allot::slurm {
 namespace {
@@ -192,7 +194,7 @@ std::optional<MapError> check_job_map(const JobMap& map, const PolicyTables& tab
 bool matches(const JobMatch& match, const SlurmJob& job) {
   return glob_matches(match.slurm_account, job.account) && glob_matches(match.user, job.user) &&
          glob_matches(match.partition, job.partition) && glob_matches(match.qos, job.qos) &&
-         glob_matches(match.name, job.name) && glob_matches(match.comment, job.comment);
+         glob_matches(match.name, job.name) && glob_matches(match.comment, comment_without_report(job.comment));
 }
 
 std::optional<std::string> account_of(const JobMap& map, const SlurmJob& job) {

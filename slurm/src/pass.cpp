@@ -80,6 +80,8 @@ class Pass {
   std::optional<std::string> charge(const std::vector<const SlurmJob*>& jobs, bool force);
   std::optional<std::string> remember_submissions();
   std::optional<std::string> record_contracts();
+  void take_reports();
+  void note_progress();
   void sort_preemptions();
   void build_state();
   std::vector<runtime::Reservation> reservations_from_preemptions() const;
@@ -155,6 +157,7 @@ Expected<PassReport, std::string> Pass::run() {
   if (auto error = read()) return unexpected(*error);
   report_.timings.reading = watch.lap();
   map_jobs();
+  take_reports();
   std::optional<std::string> error = open_ledger();
   if (!error) error = decide_charge_from();
   sort_preemptions();
@@ -166,6 +169,7 @@ Expected<PassReport, std::string> Pass::run() {
   if (!error) error = record_contracts();
   if (error) return unexpected(*error);
   build_state();
+  note_progress();
   report_.timings.ledger = watch.lap();
   for (const SlurmJob* job : due_) requeue(*job, adapter_.store->preemptions().at({job->id, job->started}).for_job);
   report_.timings.writing = watch.lap();
@@ -185,6 +189,11 @@ Expected<PassReport, std::string> Pass::run() {
   std::vector<std::uint32_t> alive;
   for (const SlurmJob& job : jobs_) alive.push_back(job.id);
   std::erase_if(adapter_.noted, [&](std::uint32_t id) { return by_id_.count(id) == 0; });
+  std::erase_if(adapter_.reports, [&](const auto& entry) {
+    const SlurmJob* job = find(entry.first.job);
+    return job == nullptr || job->started != entry.first.started;
+  });
+  std::erase_if(adapter_.refused, [&](const auto& entry) { return by_id_.count(entry.first) == 0; });
   if (auto failed = adapter_.store->forget_except(alive)) return unexpected(*failed);
   report_.timings.ledger += watch.lap();
   report_.state = std::move(state_);
@@ -273,9 +282,11 @@ std::optional<std::string> Pass::charge(const std::vector<const SlurmJob*>& jobs
     if (!force && !ended && mark && *mark >= job->started && until - *mark < settings_.charge_every) continue;
     const double gpus = static_cast<double>(std::max<std::size_t>(job->node_indexes.size(), 1)) * job->gpus_per_node;
     const double nodes = std::max<std::size_t>(job->node_indexes.size(), 1);
-    charges.push_back(Charge{place->account, id, from, until,
-                             runtime::ResourceUse{gpu_type_of(*job, inventory_), gpus, nodes * job->cpus_per_node,
-                                                  nodes * job->memory_gib_per_node}});
+    const runtime::ResourceUse use{gpu_type_of(*job, inventory_), gpus, nodes * job->cpus_per_node,
+                                   nodes * job->memory_gib_per_node};
+    // The part since a stalled job stalled is held without progress (docs/SLURM.md "Progress").
+    for (Charge& part : runtime::holding_charges(running_job(*job), place->account, from, until, use))
+      charges.push_back(std::move(part));
   }
   if (charges.empty()) return std::nullopt;
   auto added = adapter_.ledger->charge_batch(charges);
@@ -298,6 +309,50 @@ std::optional<std::string> Pass::remember_submissions() {
     }
   }
   return adapter_.store->set_first_submitted(first);
+}
+
+// The progress reports in running jobs' Comments (docs/SLURM.md "Progress"):
+// each that reads and agrees with the clock and the last one is taken; one
+// that does not is refused with a note naming the job and why, once.
+void Pass::take_reports() {
+  for (const SlurmJob& job : jobs_) {
+    if (!holds_resources(job) || job.started <= 0) continue;
+    auto report = read_comment_report(job.comment);
+    if (report && (!*report || reports_earlier_run(**report, job.started))) continue;
+    const RunKey run{job.id, job.started};
+    const auto before = adapter_.reports.find(run);
+    std::optional<std::string> problem = report ? std::nullopt : std::optional<std::string>(report.error());
+    if (!problem) {
+      problem = report_problem(
+          **report, job.started, now_,
+          before == adapter_.reports.end() ? std::nullopt : std::optional<CommentReport>(before->second));
+    }
+    if (!problem) {
+      adapter_.reports[run] = **report;
+      continue;
+    }
+    if (std::string& noted = adapter_.refused[job.id]; noted != job.comment) {
+      noted = job.comment;
+      report_.notes.push_back(support::printable(
+          fmt::format("job {}: the progress report in its Comment is refused: {}", job.id, *problem)));
+    }
+  }
+}
+
+// Runs that became stalled, or reported again after a stall, since the last
+// pass: an audit record each (the set is kept between passes, in memory).
+void Pass::note_progress() {
+  std::set<RunKey> stalled;
+  for (const RunningJob& run : state_.running) {
+    const auto id = job_number(run.request.id);
+    if (!id) continue;
+    const RunKey key{*id, run.started};
+    const std::optional<Seconds> since = runtime::stalled_since(run, now_);
+    if (since) stalled.insert(key);
+    if (since.has_value() == (adapter_.stalled.count(key) > 0)) continue;
+    report_.progress.push_back(ProgressChange{since.has_value(), *id, run, since.value_or(0)});
+  }
+  adapter_.stalled = std::move(stalled);
 }
 
 // The contract of each run seen for the first time: what its class promises
@@ -356,6 +411,10 @@ RunningJob Pass::running_job(const SlurmJob& job) const {
                                first_submitted(job), now_);
   running.started = job.started;
   running.last_checkpoint = job.started;  // later checkpoints follow the contract's schedule
+  if (const auto report = adapter_.reports.find({job.id, job.started}); report != adapter_.reports.end()) {
+    running.last_progress = report->second.progress;
+    if (report->second.checkpoint) running.last_checkpoint = std::max(job.started, *report->second.checkpoint);
+  }
   running.nodes = job.node_indexes;
   const auto& contracts = adapter_.store->contracts();
   const auto contract = contracts.find({job.id, job.started});
@@ -395,6 +454,7 @@ void Pass::build_state() {
     }
   }
   state_.usage = adapter_.ledger->ledger().usage_by_account(now_);
+  state_.without_progress = adapter_.ledger->without_progress().usage_by_account(now_);
   if (runtime::EntitlementBook* book = this->book()) {
     state_.debt = book->debt_in_window(now_, adapter_.ledger->ledger().config().window);
   }

@@ -419,11 +419,13 @@ TEST_CASE("A stalled job is on the feed when found and when it recovers, and its
   served.cycle();
   served.now += 5 * 60;
   served.cycle();  // 09:40, still stalled: not on the feed again
+  CHECK(served.get_json("/jobs/" + id).at("stalled_since") == "2026-12-02T09:30:00Z");
   served.event({{"kind", "progress"}, {"job", id}});
   served.now += 60;
   served.reopen();  // the stalled set survives a restart
   served.cycle();
   const json feed = served.get_json("/decisions?since=0");
+  CHECK(served.get_json("/jobs/" + id).at("stalled_since").is_null());
   std::vector<json> progress;
   for (const json& entry : feed.at("decisions")) {
     if (entry.at("kind") == "stalled" || entry.at("kind") == "recovered") progress.push_back(entry);

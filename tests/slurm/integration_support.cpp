@@ -239,12 +239,14 @@ std::vector<StoredCharge> stored_charges(const std::string& ledger) {
   REQUIRE(sqlite3_open_v2(ledger.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   sqlite3_stmt* rows = nullptr;
   REQUIRE(sqlite3_prepare_v2(db,
-                             "SELECT job_id, charged_from, charged_until FROM charges ORDER BY job_id, charged_from",
+                             "SELECT job_id, charged_from, charged_until, without_progress FROM charges "
+                             "ORDER BY job_id, charged_from",
                              -1, &rows, nullptr) == SQLITE_OK);
   std::vector<StoredCharge> charges;
   while (sqlite3_step(rows) == SQLITE_ROW) {
     charges.push_back(StoredCharge{reinterpret_cast<const char*>(sqlite3_column_text(rows, 0)),
-                                   sqlite3_column_int64(rows, 1), sqlite3_column_int64(rows, 2)});
+                                   sqlite3_column_int64(rows, 1), sqlite3_column_int64(rows, 2),
+                                   sqlite3_column_int64(rows, 3) != 0});
   }
   sqlite3_finalize(rows);
   sqlite3_close_v2(db);

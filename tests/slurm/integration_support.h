@@ -94,11 +94,12 @@ class Adapter {
 // Runs the `allot` binary to completion with `arguments`; its exit code, with stdout in `output`.
 int run_allot(const std::vector<std::string>& arguments, std::string& output);
 
-// Each stored charge (job id, from, until) of a ledger file.
+// Each stored charge (job id, from, until, held without progress) of a ledger file.
 struct StoredCharge {
   std::string job;
   std::int64_t from = 0;
   std::int64_t until = 0;
+  bool without_progress = false;
 };
 std::vector<StoredCharge> stored_charges(const std::string& ledger);
 

@@ -854,3 +854,62 @@ TEST_CASE("--serve: the dashboard and the read API of `allot serve` on the adapt
 }
 
 }  // namespace integration
+
+namespace integration {
+
+TEST_CASE("a job's non-root owner reports progress with allot-progress; once silent it is held without progress",
+          "[slurm_integration]") {
+  cancel_all();
+  Setup setup("progress");
+  // Class `long` (jobs named long-*) now requires progress every 15 s after 5 s.
+  write_file(setup.policy, replaced(read_file(setup.policy), "    checkpoint every 1h\n",
+                                    "    checkpoint every 1h\n    progress every 15s after 5s\n"));
+  setup.adapter.start();
+  setup.adapter.wait_passes(1);
+  // The job runs as `nobody`, from a folder it may write, with its own copy of the helper.
+  const std::string folder = fresh_folder("progress-jobs");
+  std::filesystem::permissions(folder, std::filesystem::perms::all);
+  const std::string helper = folder + "/allot-progress";
+  std::filesystem::copy_file(std::string(ALLOT_SOURCE_DIR) + "/slurm/tools/allot-progress", helper);
+  std::filesystem::permissions(helper, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                           std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                           std::filesystem::perms::others_exec);
+  // Three reports two seconds apart, the last with a checkpoint, then silence.
+  const std::string script = fmt::format("{0}; sleep 2; {0}; sleep 2; {0} --checkpoint; sleep 600", helper);
+  const std::uint32_t id = static_cast<std::uint32_t>(std::stoul(shell(fmt::format(
+      "runuser -u nobody -- sbatch --parsable --account=alpha --gres=gpu:1 --job-name=long-progress --chdir={0} "
+      "--output={0}/%j.out --comment=sweep-7 --wrap='{1}'",
+      folder, script))));
+  const auto comment = [&] { return shell(fmt::format("squeue -h -j {} -o %k", id)); };
+  wait_until("the job's owner reports a checkpoint through its Comment", 60s,
+             [&] { return comment().find(",checkpoint=") != std::string::npos; });
+  const std::string reported = comment();
+  CHECK(reported.rfind("sweep-7 allot:progress=", 0) == 0);  // the owner's text kept, one report
+  CHECK(reported.find("allot:", reported.find("allot:") + 1) == std::string::npos);
+  CHECK(shell(fmt::format("squeue -h -j {} -o %u", id)).rfind("nobody", 0) == 0);
+
+  // Silent past its interval: its charges go on, the time since the stall held without progress.
+  wait_until("a charge of the job is marked held without progress", 90s, [&] {
+    for (const StoredCharge& charge : stored_charges(setup.ledger)) {
+      if (charge.job == std::to_string(id) && charge.without_progress) return true;
+    }
+    return false;
+  });
+  std::vector<StoredCharge> charges;
+  for (const StoredCharge& charge : stored_charges(setup.ledger)) {
+    if (charge.job == std::to_string(id)) charges.push_back(charge);
+  }
+  REQUIRE(charges.size() >= 2);
+  CHECK_FALSE(charges.front().without_progress);  // while it reported
+  for (std::size_t i = 1; i < charges.size(); ++i) CHECK(charges[i].from == charges[i - 1].until);
+
+  // A report from the future, written by its owner, is refused in the log.
+  shell(fmt::format("runuser -u nobody -- scontrol update JobId={} Comment='sweep-7 allot:progress={}'", id,
+                    std::time(nullptr) + 3600));
+  wait_until("the adapter refuses the report from the future", 30s, [&] {
+    return setup.adapter.log().find("the progress report in its Comment is refused: progress at") != std::string::npos;
+  });
+  shell("scancel " + std::to_string(id));
+}
+
+}  // namespace integration

@@ -51,6 +51,11 @@ Seconds last_progress_point(const RunningJob& job);
 // that report + the interval.
 std::optional<Seconds> stalled_since(const RunningJob& job, Seconds now);
 
+// One sentence each for the audit records of a job found stalled since
+// `since`, and of one that reported progress again (its last report).
+std::string stall_reason(const RunningJob& job, Seconds since);
+std::string recovery_reason(const RunningJob& job);
+
 // What `job` holding `use` over [from, until) is charged to `account`: one
 // interval, or two when the job is stalled at `until` and was before it (the
 // part from its stall on is marked `without_progress`).

@@ -94,6 +94,19 @@ std::optional<Seconds> stalled_since(const RunningJob& job, Seconds now) {
   return due;
 }
 
+std::string stall_reason(const RunningJob& job, Seconds since) {
+  const Seconds last = last_progress_point(job);
+  const std::string heard = last > job.started
+                                ? fmt::format("no progress reported since {}", support::format_timestamp(last))
+                                : std::string("no progress reported since it started");
+  return fmt::format("{}; its class requires progress every {}: stalled since {}", heard,
+                     support::format_duration(job.contract.progress_every), support::format_timestamp(since));
+}
+
+std::string recovery_reason(const RunningJob& job) {
+  return fmt::format("progress reported at {}: no longer stalled", support::format_timestamp(last_progress_point(job)));
+}
+
 std::vector<Charge> holding_charges(const RunningJob& job, const std::string& account, Seconds from, Seconds until,
                                     const ResourceUse& use) {
   std::vector<Charge> charges;

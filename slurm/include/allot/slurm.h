@@ -187,6 +187,14 @@ struct ObservedStart {
   std::string class_limit;  // the class limit it breaks (then the contract promises nothing); "" when none
 };
 
+// A running job found stalled, or reporting again after a stall (docs/SLURM.md "Progress").
+struct ProgressChange {
+  bool stalled = true;  // false: it recovered
+  std::uint32_t job = 0;
+  runtime::RunningJob run;  // as the pass saw it (contract, last reports)
+  Seconds since = 0;        // stalled: since when
+};
+
 // What one pass saw and did.
 struct PassReport {
   Seconds now = 0;
@@ -199,11 +207,12 @@ struct PassReport {
   runtime::CycleResult cycle;
   std::vector<Action> actions;
   std::vector<ObservedStart> starts;
-  std::vector<std::string> notes;  // jobs left alone and why (unmapped, held, ...), each said once per job
-  double charged = 0;              // unit-hours added to the ledger
-  int pending = 0;                 // jobs ranked
-  int running = 0;                 // jobs holding GPUs
-  int writes = 0;                  // calls that changed Slurm (none in a dry run)
+  std::vector<ProgressChange> progress;  // stalls and recoveries first seen by this pass
+  std::vector<std::string> notes;        // jobs left alone and why (unmapped, held, ...), each said once per job
+  double charged = 0;                    // unit-hours added to the ledger
+  int pending = 0;                       // jobs ranked
+  int running = 0;                       // jobs holding GPUs
+  int writes = 0;                        // calls that changed Slurm (none in a dry run)
   // Where the pass spent its time, in seconds (for benchmarks and logs; decisions never read a clock).
   struct Timings {
     double reading = 0;  // slurm_load_node + slurm_load_jobs
@@ -262,6 +271,8 @@ std::string action_json(const Action& action, Seconds now, const std::string& po
 // The action's kind as the audit log and the metrics name it ("set_priority", "checkpoint_signal", ...).
 const char* action_kind_name(Action::Kind kind);
 std::string start_json(const ObservedStart& start, Seconds now);
+// `stalled` or `recovered` (docs/SLURM.md "Audit log").
+std::string progress_json(const ProgressChange& change, Seconds now, const std::string& policy_hash);
 
 // A reload (SIGHUP, or an edit of the policy or the mapping file) and how it
 // ended: `swapped` from `from_hash` to `to_hash` (the same hash when only the
