@@ -145,6 +145,7 @@ std::string record_text(const JobRecord& record, const runtime::Inventory& inven
                        {"preemptible", run.contract.preemptible},
                        {"policy_hash", run.contract.policy_hash}};
     if (run.contract.yields_at) json["run"]["yields_at"] = *run.contract.yields_at;
+    if (run.checkpoint_reported) json["run"]["checkpoint_reported"] = true;
     if (run.contract.progress_every != 0) {
       json["run"]["progress_every"] = run.contract.progress_every;
       json["run"]["progress_after"] = run.contract.progress_after;
@@ -196,6 +197,7 @@ Expected<JobRecord, std::string> record_from_text(const std::string& text, std::
       running.contract.preemptible = run.at("preemptible").get<bool>();
       running.contract.policy_hash = run.at("policy_hash").get<std::string>();
       if (run.contains("yields_at")) running.contract.yields_at = run.at("yields_at").get<Seconds>();
+      running.checkpoint_reported = run.value("checkpoint_reported", false);
       // The progress rule it started under (records written before rules existed have none).
       running.contract.progress_every = run.value("progress_every", Seconds{0});
       running.contract.progress_after = run.value("progress_after", Seconds{0});

@@ -612,6 +612,7 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
                       "at", ""};
     }
     run.last_checkpoint = at;
+    run.checkpoint_reported = true;
   } else if (event.kind == "progress") {
     if (record.last_progress && at < *record.last_progress) {
       return ApiError{409,

@@ -413,7 +413,10 @@ RunningJob Pass::running_job(const SlurmJob& job) const {
   running.last_checkpoint = job.started;  // later checkpoints follow the contract's schedule
   if (const auto report = adapter_.reports.find({job.id, job.started}); report != adapter_.reports.end()) {
     running.last_progress = report->second.progress;
-    if (report->second.checkpoint) running.last_checkpoint = std::max(job.started, *report->second.checkpoint);
+    if (report->second.checkpoint) {
+      running.last_checkpoint = std::max(job.started, *report->second.checkpoint);
+      running.checkpoint_reported = true;
+    }
   }
   running.nodes = job.node_indexes;
   const auto& contracts = adapter_.store->contracts();

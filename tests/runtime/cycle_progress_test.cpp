@@ -240,3 +240,38 @@ TEST_CASE("allot shares shows what stalled jobs held without progress when the s
 }
 
 }  // namespace cycle_test
+
+namespace cycle_test {
+
+TEST_CASE("a reported checkpoint is the last safe point: no checkpoint is assumed after it", "[cycle][progress]") {
+  // Both checkpoint every 10m by their class and last checkpointed 50 minutes ago;
+  // only `reported` said so itself, so only it is taken at its word.
+  const auto at_fifty = [](const std::string& id, bool reported) {
+    RunningJob job = reporting_job(id, 3 * kHour);
+    job.contract.checkpoint_every = 10 * kMinute;
+    job.last_checkpoint = kTuesday - 50 * kMinute;
+    job.last_progress = kTuesday - kMinute;  // progressing: neither is stalled
+    job.checkpoint_reported = reported;
+    return job;
+  };
+  const RunningJob reported = at_fifty("reported", true), scheduled = at_fifty("scheduled", false);
+  CHECK(allot::runtime::last_safe_point(reported, kTuesday) == kTuesday - 50 * kMinute);
+  CHECK(allot::runtime::lost_gpu_seconds(reported, kTuesday) == 50.0 * kMinute);
+  CHECK(allot::runtime::last_safe_point(scheduled, kTuesday) == kTuesday);  // on schedule, at 00:00
+  CHECK(allot::runtime::lost_gpu_seconds(scheduled, kTuesday) == 0.0);
+
+  // The victim choice follows: the job whose last real checkpoint is old loses more, and is spared.
+  const auto policy = compile_text(two_team_policy("job.wait / 1h", "true"));
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(1, 3);
+  RunningJob third = at_fifty("third", false);
+  third.last_checkpoint = kTuesday - 5 * kMinute;
+  state.running = {reported, scheduled, third};
+  state.pending = {job("alpha-1", "alpha", "work", 1)};
+  const CycleResult result = run_cycle(state, *policy);
+  CHECK(preempted_ids(result).count("reported") == 0);
+  CHECK(preempted_ids(result).size() == 1);
+}
+
+}  // namespace cycle_test

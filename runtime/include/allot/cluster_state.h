@@ -84,6 +84,10 @@ struct RunningJob {
   // The last progress the job reported (a step, a metric, a heartbeat);
   // a checkpoint it reported (last_checkpoint after its start) counts too.
   std::optional<Seconds> last_progress;
+  // last_checkpoint is one the job reported (allot serve's `checkpointed`, the
+  // Slurm Comment, a snapshot's `checkpoint_reported`): the last safe point is
+  // it, not the class's schedule after it (contracts.h, last_safe_point).
+  bool checkpoint_reported = false;
 };
 
 // Capacity freed by preemption, held for the job it was freed for.

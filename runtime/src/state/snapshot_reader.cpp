@@ -334,12 +334,13 @@ void Reader::hold_gpus(const toml::table& table, FieldReader& fields, const Runn
 void Reader::read_running(const toml::table& table, std::size_t index) {
   const std::string name = fmt::format("running[{}]", index);
   FieldReader fields(table, file_, name);
-  fields.reject_unknown_keys(
-      with(kRequestKeys, {"nodes", "started", "last_checkpoint", "last_progress", "stopping_at", "contract"}));
+  fields.reject_unknown_keys(with(kRequestKeys, {"nodes", "started", "last_checkpoint", "checkpoint_reported",
+                                                 "last_progress", "stopping_at", "contract"}));
   RunningJob job;
   job.request = read_request(fields);
   job.started = fields.timestamp("started");
   job.last_checkpoint = fields.optional_timestamp("last_checkpoint").value_or(job.started);
+  job.checkpoint_reported = fields.optional_boolean("checkpoint_reported").value_or(false);
   job.last_progress = fields.optional_timestamp("last_progress");
   job.stopping_at = fields.optional_timestamp("stopping_at");
   job.nodes = node_indexes(table, fields, job.request.gpu_type);

@@ -213,6 +213,7 @@ void write_snapshot(const Snapshot& snapshot, const std::string& path, Writer& w
     writer.nodes(job.nodes);
     writer.time("started", job.started);
     if (job.last_checkpoint != job.started) writer.time("last_checkpoint", job.last_checkpoint);
+    if (job.checkpoint_reported) writer.boolean("checkpoint_reported", true);
     if (job.last_progress) writer.time("last_progress", *job.last_progress);
     if (job.stopping_at) writer.time("stopping_at", *job.stopping_at);
     writer.contract(job.contract);
