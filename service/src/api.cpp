@@ -163,13 +163,12 @@ Json job_summary_json(const JobRecord& record, const runtime::Inventory& invento
     if (record.run->stopping_at) json["stopping_at"] = support::format_timestamp(*record.run->stopping_at);
     json["confirmed"] = record.confirmed;
     if (record.run->contract.progress_every > 0) {
-      runtime::RunningJob run = *record.run;
-      run.last_progress = record.last_progress;
-      const std::optional<Seconds> since = runtime::stalled_since(run, now);
+      const std::optional<Seconds> since = runtime::stalled_since(*record.run, now);
       json["stalled_since"] = since ? Json(support::format_timestamp(*since)) : Json(nullptr);
     }
   }
-  if (record.last_progress) json["last_progress"] = support::format_timestamp(*record.last_progress);
+  if (record.run && record.run->last_progress)
+    json["last_progress"] = support::format_timestamp(*record.run->last_progress);
   if (record.ended != 0) json["ended"] = support::format_timestamp(record.ended);
   return json;
 }

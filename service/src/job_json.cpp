@@ -154,7 +154,7 @@ std::string record_text(const JobRecord& record, const runtime::Inventory& inven
     if (run.stopping_at) json["run"]["stopping_at"] = *run.stopping_at;
   }
   if (record.ended != 0) json["ended"] = record.ended;
-  if (record.last_progress) json["last_progress"] = *record.last_progress;
+  if (record.run && record.run->last_progress) json["last_progress"] = *record.run->last_progress;
   if (record.confirmed) json["confirmed"] = true;
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -216,8 +216,7 @@ Expected<JobRecord, std::string> record_from_text(const std::string& text, std::
       record.run = std::move(running);
     }
     record.ended = json.value("ended", Seconds{0});
-    if (json.contains("last_progress")) record.last_progress = json.at("last_progress").get<Seconds>();
-    if (record.run) record.run->last_progress = record.last_progress;
+    if (record.run && json.contains("last_progress")) record.run->last_progress = json.at("last_progress").get<Seconds>();
     record.confirmed = json.value("confirmed", false);
     if (record.phase == JobPhase::running && !record.run) return unexpected(std::string("a running job without `run`"));
     return record;

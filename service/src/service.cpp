@@ -335,7 +335,6 @@ namespace {
 void add_job(ClusterState& state, const JobRecord& record) {
   if (record.phase == JobPhase::running && record.run) {
     state.running.push_back(*record.run);
-    state.running.back().last_progress = record.last_progress;  // the record keeps the reports
   } else {
     state.pending.push_back(record.request);
   }
@@ -614,14 +613,13 @@ std::optional<ApiError> Service::record_event(const Event& event, Seconds now) {
     run.last_checkpoint = at;
     run.checkpoint_reported = true;
   } else if (event.kind == "progress") {
-    if (record.last_progress && at < *record.last_progress) {
+    if (run.last_progress && at < *run.last_progress) {
       return ApiError{409,
                       fmt::format("progress at {} is older than the last progress reported ({})",
-                                  support::format_timestamp(at), support::format_timestamp(*record.last_progress)),
+                                  support::format_timestamp(at), support::format_timestamp(*run.last_progress)),
                       "at", ""};
     }
-    record.last_progress = at;
-    run.last_progress = at;  // what the charge of its end reads (the cycle copies the record's)
+    run.last_progress = at;
   } else if (event.kind == "finished" || event.kind == "failed") {
     if (auto charged = s.charge({&run}, at); !charged) return server_error("the event", charged.error());
     record.phase = event.kind == "finished" ? JobPhase::finished : JobPhase::failed;

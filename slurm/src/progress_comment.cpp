@@ -79,16 +79,17 @@ Expected<std::optional<CommentReport>, std::string> read_comment_report(std::str
 
 std::string comment_without_report(std::string_view comment) {
   std::string out;
+  bool had_report = false;
   for (std::string_view word : words(comment)) {
-    if (is_report(word)) continue;
+    if (is_report(word)) {
+      had_report = true;
+      continue;
+    }
     if (!out.empty()) out += ' ';
     out += word;
   }
   // A comment without reports is kept as Slurm holds it (globs see its spaces).
-  for (std::string_view word : words(comment)) {
-    if (is_report(word)) return out;
-  }
-  return std::string(comment);
+  return had_report ? out : std::string(comment);
 }
 
 bool reports_earlier_run(const CommentReport& report, Seconds started) {

@@ -78,9 +78,8 @@ struct JobRecord {
   std::int64_t seq = 0;  // submission order, from 1
   JobPhase phase = JobPhase::pending;
   runtime::JobRequest request;             // pending, and what it asked for
-  std::optional<runtime::RunningJob> run;  // running: where, since when, its contract
+  std::optional<runtime::RunningJob> run;  // running: where, since when, its contract, its last progress
   Seconds ended = 0;                       // finished, failed or cancelled: when
-  std::optional<Seconds> last_progress;    // the last `progress` event
   bool confirmed = false;                  // the executor reported `started`
 };
 
