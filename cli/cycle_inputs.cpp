@@ -41,7 +41,7 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
     code = has_unreadable_input(compiled.diagnostics) ? 2 : 1;
     return std::nullopt;
   }
-  // A misspelt account in [usage], [debt] or [owed] would silently count as 0.
+  // A misspelt account in [usage], [debt], [owed] or [without_progress] would silently count as 0.
   if (auto unknown = runtime::check_snapshot_accounts(*snapshot, compiled.policy->tables())) {
     return fail(code, 1, unknown->to_string());
   }

@@ -216,7 +216,8 @@ Expected<JobRecord, std::string> record_from_text(const std::string& text, std::
       record.run = std::move(running);
     }
     record.ended = json.value("ended", Seconds{0});
-    if (record.run && json.contains("last_progress")) record.run->last_progress = json.at("last_progress").get<Seconds>();
+    if (record.run && json.contains("last_progress"))
+      record.run->last_progress = json.at("last_progress").get<Seconds>();
     record.confirmed = json.value("confirmed", false);
     if (record.phase == JobPhase::running && !record.run) return unexpected(std::string("a running job without `run`"));
     return record;

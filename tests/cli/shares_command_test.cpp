@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/run_allot.h"
+#include "runtime/temp_folder.h"
 
 using allot_cli_test::read_text;
 using allot_cli_test::run_allot;
@@ -106,6 +108,49 @@ TEST_CASE("allot shares shows Slurm's raw shares and what each account was owed 
   CHECK(robotics["delivered"] == 390);
   // A user with no demand in the window was owed nothing.
   CHECK(rows.at("science/physics/cosmology/simulations/chen")["owed"] == 0);
+}
+
+TEST_CASE("allot shares shows the time a snapshot says was held without progress", "[cli][shares]") {
+  TempFolder folder("allot-shares-cli");
+  const std::string state = folder.file("stalled.toml");
+  const std::string tables = "now = 2026-12-02T09:00:00Z\ninventory = \"" + std::string(ALLOT_SOURCE_DIR) +
+                             "/examples/clusters/saas-8gpu.toml\"\n\n[usage]\nproduct = 60\n\"exploration/ana\" = "
+                             "246\n\n[without_progress]\n";
+  const std::string shares = "shares --policy " + source("policies/saas.allot") + " --state '" + state + "'";
+  std::ofstream(state) << tables << "\"exploration/ana\" = 2.5\n";
+  const auto text = run_allot(shares);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("Debt NoProgress\n"));
+  // The column comes last, after Debt (0.00 in this state).
+  const auto row = [&](const std::string& start) {
+    std::istringstream lines(text.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with(start)) return line;
+    }
+    return std::string();
+  };
+  CHECK_THAT(row("exploration ana "), Catch::EndsWith("       0.00       2.50"));
+  CHECK_THAT(row("root        product "), Catch::EndsWith("       0.00       0.00"));
+  const auto json = run_allot(shares + " --format json");
+  REQUIRE(json.exit_code == 0);
+  std::map<std::string, nlohmann::json> rows;
+  const auto document = nlohmann::json::parse(json.out);
+  for (const auto& account : document["accounts"]) rows[account["path"].get<std::string>()] = account;
+  CHECK(rows.at("exploration/ana")["without_progress"] == 2.5);
+  CHECK(rows.at("exploration")["without_progress"] == 2.5);  // an inner account: its accounts' sum
+  CHECK(rows.at("product")["without_progress"] == 0);
+
+  // A key that is no account is refused as in [usage]; more than the usage, with its line.
+  std::ofstream(state) << tables << "\"exploraton/ana\" = 0\n";
+  const auto typo = run_allot(shares, true);
+  CHECK(typo.exit_code == 1);
+  CHECK_THAT(typo.out, Catch::Contains(state + ":9:20: without_progress.exploraton/ana: `exploraton/ana` is not an "
+                                               "account of policy `saas`; did you mean `exploration/ana`?"));
+  std::ofstream(state) << tables << "product = 61\n";
+  const auto above = run_allot(shares, true);
+  CHECK(above.exit_code == 1);
+  CHECK_THAT(above.out, Catch::Contains(state + ":9:11: without_progress.product: `product` held 61 without progress, "
+                                                "more than its usage 60 in `[usage]`"));
 }
 
 TEST_CASE("allot shares refuses bad input with a clear exit", "[cli][shares]") {

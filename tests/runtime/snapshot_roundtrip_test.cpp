@@ -222,7 +222,8 @@ class StateMaker {
     return held;
   }
 
-  // Usage >= 0; debt any finite number; owed >= 0 and >= the account's debt.
+  // Usage >= 0; debt any finite number; owed >= 0 and >= the account's debt;
+  // time held without progress, when counted (even none), within the usage.
   void make_amounts(ClusterState& state) {
     for (int i = below(4); i > 0; --i) state.usage[coin() ? "" : name("program/")] = coin() ? 0 : amount(0, 1e12);
     for (int i = below(4); i > 0; --i) {
@@ -231,6 +232,11 @@ class StateMaker {
       const double owed = amount(0, 1e9);
       state.debt[account] = amount(-1e9, owed);
       if (coin()) state.owed[account] = owed;
+    }
+    if (coin()) return;
+    auto& held = state.without_progress.emplace();
+    for (const auto& [account, usage] : state.usage) {
+      if (coin()) held[account] = coin() ? usage : amount(0, usage);
     }
   }
 
@@ -269,6 +275,7 @@ TEST_CASE("random valid snapshots write, read and write to the same bytes", "[ru
     const auto read = parse_snapshot(written, "state.toml");
     REQUIRE(read.has_value());  // a state the writer writes is one the reader takes
     CHECK(read->state.now == snapshot.state.now);
+    CHECK(read->state.without_progress == snapshot.state.without_progress);
     CHECK(snapshot_text(*read, "state.toml") == written);
   }
 }

@@ -6,7 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "allot/dates.h"
 #include "allot/snapshot.h"
@@ -131,6 +135,7 @@ drain_deadline = 2026-12-03T06:00:00Z
   state.usage = {{"exploration/ana", 123456.789}, {"product", 1e-7}, {"", 0}};
   state.debt = {{"product", -2.5}, {"exploration", 1e20}};
   state.owed = {{"product", 4.25}, {"exploration/ana", 0}};
+  state.without_progress = std::map<std::string, double>{{"exploration/ana", 0.1}, {"", 0}};
   return snapshot;
 }
 
@@ -241,6 +246,7 @@ TEST_CASE("every field survives a write and a read", "[runtime][snapshot]") {
   CHECK(b.usage == a.usage);
   CHECK(b.debt == a.debt);
   CHECK(b.owed == a.owed);
+  CHECK(b.without_progress == a.without_progress);
 }
 
 TEST_CASE("a referenced inventory is written relative to where the snapshot goes", "[runtime][snapshot]") {
@@ -373,6 +379,22 @@ TEST_CASE("malformed snapshots get located errors", "[runtime][snapshot]") {
       {"a debt above what was owed", kBase + "[debt]\nproduct = 5\n[owed]\nproduct = 2\n",
        "state.toml:13:11: owed.product: `product` owed 2 is less than its debt 5 in `[debt]`; debt is owed minus "
        "delivered, so it cannot exceed what was owed"},
+      {"negative time held without progress", kBase + "[without_progress]\nproduct = -1\n",
+       "state.toml:11:11: without_progress.product: `product` must be at least 0, not -1"},
+      {"time without progress written as a list", kBase + "[[without_progress]]\nproduct = 1\n",
+       "state.toml:10:1: without_progress: `without_progress` must be a table of account = amount: write "
+       "`[without_progress]`"},
+      {"more time without progress than usage", kBase + "[usage]\nproduct = 2\n[without_progress]\nproduct = 3\n",
+       "state.toml:13:11: without_progress.product: `product` held 3 without progress, more than its usage 2 in "
+       "`[usage]`; time held without progress is part of the usage"},
+      {"time without progress and no usage", kBase + "[without_progress]\n\"exploration/ana\" = 0.5\n",
+       "state.toml:11:21: without_progress.exploration/ana: `exploration/ana` held 0.5 without progress, more than "
+       "its usage 0 in `[usage]`; time held without progress is part of the usage"},
+      {"an unlisted inner account beyond its accounts' usage",
+       kBase + "[usage]\n\"exploration/ana\" = 2\n\"exploration/ben\" = 1\n\"exploration-2/x\" = 9\n"
+               "[without_progress]\nexploration = 4\n",
+       "state.toml:15:15: without_progress.exploration: `exploration` held 4 without progress, more than its usage 3 "
+       "in `[usage]`; time held without progress is part of the usage"},
       {"usage of the wrong type", kBase + "[usage]\n\"exploration/ana\" = \"lots\"\n",
        "state.toml:11:21: usage.exploration/ana: `exploration/ana` must be a number, not a string"},
       {"an epoch time beyond year 9999", kBase + kJob + "deadline = 999999999999\n",
@@ -394,6 +416,41 @@ TEST_CASE("malformed snapshots get located errors", "[runtime][snapshot]") {
   for (const Case& c : cases) {
     INFO(c.what << "\n" << c.text);
     CHECK(error_of(c.text) == c.error);
+  }
+}
+
+TEST_CASE("time held without progress is optional and within each account's usage", "[runtime][snapshot]") {
+  struct Case {
+    const char* what;
+    std::string tables;
+    std::optional<std::map<std::string, double>> without_progress;
+  };
+  const std::vector<Case> cases = {
+      {"absent: the driver does not count it", "[usage]\nproduct = 2\n", std::nullopt},
+      {"present and empty: it counts, and nothing was held", "[without_progress]\n", std::map<std::string, double>{}},
+      {"all of an account's usage", "[usage]\nproduct = 2\n[without_progress]\nproduct = 2\n\"\" = 2\n",
+       std::map<std::string, double>{{"product", 2}, {"", 2}}},
+      {"an unlisted account with none", "[without_progress]\nplatform = 0\n",
+       std::map<std::string, double>{{"platform", 0}}},
+      // An inner account left out of [usage] has what its accounts below list; a listed one in between counts once.
+      {"an unlisted inner account",
+       "[usage]\n\"a/b\" = 2\n\"a/b/c\" = 1\n\"a/d\" = 1.5\n\"a-z\" = 9\n[without_progress]\na = 3.5\n\"\" = 3.5\n",
+       std::map<std::string, double>{{"a", 3.5}, {"", 3.5}}},
+      // The driver's two ledgers add the same charges in other orders.
+      {"a rounding's difference", "[usage]\nproduct = 0.3\n[without_progress]\nproduct = 0.30000000000000004\n",
+       std::map<std::string, double>{{"product", 0.30000000000000004}}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const auto snapshot = parse_snapshot(kBase + c.tables, "state.toml");
+    REQUIRE(snapshot);
+    CHECK(snapshot->state.without_progress == c.without_progress);
+    // Written back as read: absent stays absent, empty stays an empty table.
+    const std::string text = snapshot_text(*snapshot, "state.toml");
+    CHECK((text.find("[without_progress]") != std::string::npos) == c.without_progress.has_value());
+    const auto again = parse_snapshot(text, "state.toml");
+    REQUIRE(again);
+    CHECK(again->state.without_progress == c.without_progress);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "../runtime/temp_folder.h"
 #include "allot/contracts.h"
+#include "allot/snapshot.h"
 #include "progress_comment.h"
 #include "slurm_support.h"
 
@@ -120,6 +121,14 @@ TEST_CASE("a job that stops reporting in its Comment is stalled, charged apart, 
   REQUIRE(report.state.without_progress);
   CHECK(report.state.without_progress->at("alpha") == Approx(2 * 10 / 60.0));
   CHECK(report.state.usage.at("alpha") == Approx(2 * 45 / 60.0));
+  // The snapshot `allot slurm --snapshot` writes (the pass's state) keeps it for `allot shares`.
+  const std::string path = folder.file("live-state.toml");
+  REQUIRE_FALSE(allot::runtime::save_snapshot(allot::runtime::Snapshot{report.state, "", {}}, path));
+  const auto written = allot::runtime::load_snapshot(path);
+  REQUIRE(written);
+  CHECK_THAT(allot::runtime::snapshot_text(*written, path), Catch::Contains("\n[without_progress]\n"));
+  REQUIRE(written->state.without_progress);
+  CHECK(written->state.without_progress->at("alpha") == report.state.without_progress->at("alpha"));
 
   // A report going back in time is refused, said once, and changes nothing.
   slurm.job(job).comment = "sweep-7 allot:progress=" + std::to_string(kStart + 5 * kMinute);

@@ -26,10 +26,10 @@ struct Snapshot {
   // The inventory file the snapshot refers to (`inventory = "..."`), as a path
   // usable from the current directory; empty when the inventory is inline.
   std::string inventory_file;
-  // Where each key of `[usage]`, `[debt]` and `[owed]` was written, to check
-  // them against a policy's tree (check_snapshot_accounts).
+  // Where each key of `[usage]`, `[debt]`, `[owed]` and `[without_progress]`
+  // was written, to check them against a policy's tree (check_snapshot_accounts).
   struct AmountKey {
-    std::string table;  // "usage", "debt" or "owed"
+    std::string table;  // "usage", "debt", "owed" or "without_progress"
     std::string account;
     std::string file;
     int line = 0;
@@ -38,12 +38,12 @@ struct Snapshot {
   std::vector<AmountKey> amount_keys;
 };
 
-// The first key of `[usage]`, `[debt]` or `[owed]` that is not an account of
-// `tables` (a typo would otherwise set that account's usage to 0), with a
-// suggestion; then the first `[usage]` of an inner account that is less than
-// what the accounts below it list, or of the root ("") that differs from it
-// (either would be dropped: an inner entry is its subtree's total); nullopt
-// when there is none.
+// The first key of `[usage]`, `[debt]`, `[owed]` or `[without_progress]`
+// that is not an account of `tables` (a typo would otherwise set that
+// account's usage to 0), with a suggestion; then the first `[usage]` of an
+// inner account that is less than what the accounts below it list, or of the
+// root ("") that differs from it (either would be dropped: an inner entry is
+// its subtree's total); nullopt when there is none.
 std::optional<SnapshotError> check_snapshot_accounts(const Snapshot& snapshot, const PolicyTables& tables);
 
 // Reads and validates a snapshot file. A referenced inventory is read relative

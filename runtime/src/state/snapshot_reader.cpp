@@ -1,11 +1,14 @@
 // Reads the snapshot format (docs/STATE.md, "Snapshot file"): `now`, the
 // inventory (inline or referenced), `[[job]]` (the queue), `[[running]]` with
-// their contracts, `[[reservation]]`, `[usage]` and `[debt]`. Every problem is
-// an error naming the file, line, column and field; toml++ exceptions stop here.
+// their contracts, `[[reservation]]`, `[usage]`, `[debt]`, `[owed]` and
+// `[without_progress]`. Every problem is an error naming the file, line,
+// column and field; toml++ exceptions stop here.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <string>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -148,6 +151,7 @@ class Reader {
   void read_reservation(const toml::table& table, std::size_t index);
   void read_amounts(std::string_view key, double min, std::map<std::string, double>& amounts);
   void check_owed();
+  void check_without_progress();
   std::optional<SnapshotError> read_list(std::string_view key,
                                          void (Reader::*read_one)(const toml::table&, std::size_t));
   std::vector<int> node_indexes(const toml::table& table, FieldReader& fields, const std::string& gpu_type);
@@ -176,7 +180,7 @@ class Reader {
 
 Expected<Snapshot, SnapshotError> Reader::read() {
   top_.reject_unknown_keys({"now", "inventory", "cluster", "node", "group", "partition", "advance_reservation", "job",
-                            "running", "reservation", "usage", "debt", "owed"});
+                            "running", "reservation", "usage", "debt", "owed", "without_progress"});
   snapshot_.state.now = top_.timestamp("now");
   if (top_.error()) return Failure{*top_.error()};
   // Set before any job is read, so every time is checked against the now the cycle will use.
@@ -190,6 +194,11 @@ Expected<Snapshot, SnapshotError> Reader::read() {
   if (!error_) read_amounts("debt", kNoMinimum, snapshot_.state.debt);
   if (!error_) read_amounts("owed", 0, snapshot_.state.owed);
   if (!error_) check_owed();
+  // Present, even empty, means the driver counts it (`allot shares` shows the column).
+  if (!error_ && root_.contains("without_progress")) {
+    read_amounts("without_progress", 0, snapshot_.state.without_progress.emplace());
+  }
+  if (!error_) check_without_progress();
   if (error_) return Failure{*error_};
   return std::move(snapshot_);
 }
@@ -422,7 +431,43 @@ void Reader::check_owed() {
   }
 }
 
-// `[usage]`, `[debt]` or `[owed]`: account path -> amount in the policy's unit.
+// An account's usage as `[usage]` lists it: its own entry or, for an account
+// left out, what the topmost listed accounts below it add up to (as an inner
+// account left out counts, account_amounts).
+double listed_usage(const std::map<std::string, double>& usage, const std::string& account) {
+  if (const auto it = usage.find(account); it != usage.end()) return it->second;
+  const std::string prefix = account.empty() ? "" : account + "/";
+  const auto listed_between = [&](const std::string& path) {
+    for (auto slash = path.find('/', prefix.size()); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+      if (usage.contains(path.substr(0, slash))) return true;
+    }
+    return false;
+  };
+  double total = 0;
+  for (auto it = usage.lower_bound(prefix); it != usage.end() && it->first.starts_with(prefix); ++it) {
+    if (!it->first.empty() && !listed_between(it->first)) total += it->second;
+  }
+  return total;
+}
+
+// Time held without progress is part of the usage, so an account's cannot
+// exceed its `[usage]`. The driver's two ledgers add the same charges in
+// other orders, so a rounding's difference is allowed.
+void Reader::check_without_progress() {
+  const auto& held = snapshot_.state.without_progress;
+  if (!held) return;
+  FieldReader fields(*root_.get("without_progress")->as_table(), file_, "without_progress");
+  for (const auto& [account, amount] : *held) {
+    const double usage = listed_usage(snapshot_.state.usage, account);
+    if (amount <= usage + 1e-9 * std::max(1.0, usage)) continue;
+    fields.fail(account, fmt::format("`{}` held {} without progress, more than its usage {} in `[usage]`; time "
+                                     "held without progress is part of the usage",
+                                     account, amount, usage));
+    return fail(fields.error());
+  }
+}
+
+// `[usage]`, `[debt]`, `[owed]` or `[without_progress]`: account path -> amount in the policy's unit.
 void Reader::read_amounts(std::string_view key, double min, std::map<std::string, double>& amounts) {
   const toml::node* node = root_.get(key);
   if (node == nullptr) return;

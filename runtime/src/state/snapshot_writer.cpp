@@ -43,7 +43,8 @@ class Writer {
   void request(const JobRequest& job);
   void contract(const Contract& contract);
   void inline_inventory();
-  void amounts(std::string_view table, const std::map<std::string, double>& values);
+  // A table of account = amount; nothing when it is empty, unless `even_empty`.
+  void amounts(std::string_view table, const std::map<std::string, double>& values, bool even_empty = false);
   std::string& out() { return out_; }
   // The first time written that the reader would refuse, as "FIELD: why"; empty when none.
   const std::string& problem() const { return problem_; }
@@ -170,8 +171,8 @@ void Writer::inline_inventory() {
   }
 }
 
-void Writer::amounts(std::string_view table, const std::map<std::string, double>& values) {
-  if (values.empty()) return;
+void Writer::amounts(std::string_view table, const std::map<std::string, double>& values, bool even_empty) {
+  if (values.empty() && !even_empty) return;
   header(fmt::format("[{}]", table));
   for (const auto& [account, value] : values) amount(account, value);
 }
@@ -202,6 +203,8 @@ void write_snapshot(const Snapshot& snapshot, const std::string& path, Writer& w
   writer.amounts("usage", state.usage);
   writer.amounts("debt", state.debt);
   writer.amounts("owed", state.owed);
+  // Even empty: the table's presence says the driver's ledger counts it.
+  if (state.without_progress) writer.amounts("without_progress", *state.without_progress, true);
   for (const JobRequest& job : state.pending) {
     writer.header("[[job]]");
     writer.request(job);
