@@ -55,6 +55,8 @@ struct ReplayArguments {
   std::int64_t cycle_gap = 0;           // seconds at least between two cycles
   int holds = 1;                        // blocked jobs per cycle that hold capacity (CycleOptions::blocked_holds)
   bool yield_backfill = false;          // CycleOptions::yield_backfill
+  double hang = 0;                      // percent of training jobs that hang (simulator::add_hangs)
+  bool seed_given = false;              // --seed was given (a trace draws nothing without --hang)
 };
 int run_replay(const ReplayArguments& arguments);
 

@@ -120,9 +120,9 @@ int main(int argc, char** argv) {
   auto* scenario_option =
       replay_command->add_option("--scenario", replay.scenario, "normal, burst, large, drain or all")
           ->check(CLI::IsMember({"normal", "burst", "large", "drain", "all"}));
-  replay_command->add_option("--seed", replay.seed, "Seed of the scenario generator (default 1)")
-      ->check(whole_number(std::numeric_limits<std::int64_t>::max()))
-      ->needs(scenario_option);
+  auto* seed_option =
+      replay_command->add_option("--seed", replay.seed, "Seed of the scenario generator and of --hang (default 1)")
+          ->check(whole_number(std::numeric_limits<std::int64_t>::max()));
   auto* trace_option =
       replay_command->add_option("--trace", replay.trace, "A trace CSV to replay instead of a scenario")
           ->check(kPath)
@@ -157,6 +157,11 @@ int main(int argc, char** argv) {
                    "docs/SCHEDULING.md)")
       ->check(bounded(0, 64));
   replay_command->add_flag("--yield-backfill", replay.yield_backfill, kYieldBackfill);
+  replay_command
+      ->add_option("--hang", replay.hang,
+                   "Percent of training jobs that hang once, after a random part of their work (default 0; "
+                   "docs/REPLAY.md \"Hung jobs\")")
+      ->check(bounded(0, 100));
 
   allot::cli::CycleArguments cycle;
   auto* cycle_command =
@@ -316,7 +321,10 @@ int main(int argc, char** argv) {
   const int code = [&] {
     if (check_command->parsed()) return allot::cli::run_check(check);
     if (compile_command->parsed()) return allot::cli::run_compile(compile);
-    if (replay_command->parsed()) return allot::cli::run_replay(replay);
+    if (replay_command->parsed()) {
+      replay.seed_given = seed_option->count() > 0;
+      return allot::cli::run_replay(replay);
+    }
     if (cycle_command->parsed()) return allot::cli::run_cycle_command(cycle);
     if (explain_command->parsed()) return allot::cli::run_explain(explain);
     if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);

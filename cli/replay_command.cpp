@@ -131,7 +131,7 @@ simulator::ReplayReport empty_report(const ReplayArguments& arguments, const run
   report.cluster_gpus = inventory.schedulable_gpus();
   report.cluster_gpus_down = inventory.total_gpus() - report.cluster_gpus;
   report.cluster_nodes = static_cast<int>(inventory.nodes.size());
-  if (arguments.trace.empty()) report.seed = arguments.seed;
+  if (arguments.trace.empty() || arguments.hang > 0) report.seed = arguments.seed;
   for (const ReplayPolicy& policy : policies) report.policies.emplace_back(policy.name, policy.file);
   return report;
 }
@@ -186,6 +186,7 @@ std::optional<simulator::ScenarioReport> replay_trace(const ReplayArguments& arg
     const runtime::Inventory cluster = scale ? simulator::scale_cluster(inventory, *scale) : inventory;
     auto workload = simulator::trace_workload(input->rows, input->map, cluster, arguments.trace, days);
     if (!workload) return fail(code, workload.error());
+    simulator::add_hangs(*workload, arguments.hang / 100, arguments.seed);
     const double load = simulator::offered_load(*workload, cluster);
     if (auto error = replayer.add(combined, *workload, cluster, load, scale)) return fail(code, 1, *error);
   }
@@ -200,6 +201,7 @@ std::optional<simulator::ScenarioReport> replay_scenario(simulator::Scenario whi
   simulator::ScenarioOptions options;
   options.seed = arguments.seed;
   options.days = arguments.days > 0 ? arguments.days : 7;
+  options.hang = arguments.hang / 100;
   simulator::ScenarioReport combined;
   for (double load : arguments.loads) {
     options.load = load;
@@ -285,6 +287,11 @@ int run_replay(const ReplayArguments& arguments) {
   }
   if (!arguments.trace.empty() && arguments.map.empty()) {
     std::cerr << "allot: --trace needs --map FILE (which accounts and classes the trace's jobs get)\n";
+    return 2;
+  }
+  if (!arguments.trace.empty() && arguments.seed_given && arguments.hang == 0) {
+    std::cerr << "allot: --seed draws a scenario's arrivals and --hang's hung jobs; a trace without --hang draws "
+                 "nothing\n";
     return 2;
   }
   if (std::optional<Date> today; !read_now(arguments.now, today)) return 2;

@@ -41,6 +41,10 @@ class GroupBuilder {
     metrics_.gpu_hours += outcome.gpu_seconds / 3600;
     metrics_.lost_gpu_hours += outcome.lost_gpu_seconds / 3600;
     metrics_.stops += outcome.stops;
+    metrics_.hung += outcome.hung;
+    metrics_.hung_stopped += outcome.hung_stopped;
+    metrics_.hung_gpu_hours += outcome.hung_gpu_seconds / 3600;
+    metrics_.recovered_gpu_hours += outcome.recovered_gpu_seconds / 3600;
     add_deadline(job, outcome);
   }
 

@@ -1,6 +1,8 @@
 // One workload under every policy: the same arrivals, one simulation each.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "allot/simulator.h"
 
 namespace allot::simulator {
@@ -35,6 +37,8 @@ Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, 
   report.end = workload.end;
   report.jobs = workload.jobs.size();
   report.notes = workload.notes;
+  report.hanging_jobs = static_cast<std::size_t>(std::count_if(
+      workload.jobs.begin(), workload.jobs.end(), [](const WorkloadJob& job) { return job.hangs_after.has_value(); }));
   for (std::size_t index = 0; index < policies.size(); ++index) {
     const ReplayPolicy& policy = policies[index];
     SimulationOptions options = simulation;

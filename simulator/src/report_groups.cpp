@@ -33,4 +33,9 @@ std::string wait_summary(const GroupMetrics& group) {
   return text;
 }
 
+std::string hung_summary(const GroupMetrics& group) {
+  return fmt::format("{:.1f} / {:.1f} ({} of {} stopped)", group.hung_gpu_hours, group.recovered_gpu_hours,
+                     group.hung_stopped, group.hung);
+}
+
 }  // namespace allot::simulator

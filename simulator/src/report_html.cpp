@@ -105,6 +105,16 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
   html += table_row("unfinished at the end", scenario, [](const PolicyMetrics& m) {
     return fmt::format("{} started, {} never started", m.all.started - m.all.completed, m.all.jobs - m.all.started);
   });
+  if (scenario.hanging_jobs > 0) {
+    html += section_row("hung jobs: GPU-h held while hung / recovered", columns);
+    html += table_row("all jobs", scenario, [](const PolicyMetrics& m) { return escape_html(hung_summary(m.all)); });
+    for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
+      html += table_row(name, scenario, [&](const PolicyMetrics& m) {
+        const GroupMetrics* group = find_group(m.programs, name);
+        return group ? escape_html(hung_summary(*group)) : std::string("-");
+      });
+    }
+  }
   return html + "</table>";
 }
 

@@ -97,6 +97,20 @@ void cluster_rows(const ScenarioReport& scenario, Table& table, Seconds threshol
             }));
 }
 
+// What hung jobs cost each program, when the workload has them: GPU-hours held
+// while hung, and those the scheduler recovered by stopping hung jobs early.
+void hung_rows(const ScenarioReport& scenario, Table& table) {
+  if (scenario.hanging_jobs == 0) return;
+  table.section("hung jobs: GPU-h held while hung / recovered");
+  table.row("  all", cells(scenario, [&](const PolicyMetrics& m) { return hung_summary(m.all); }));
+  for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
+    table.row("  " + name, cells(scenario, [&](const PolicyMetrics& m) {
+                const GroupMetrics* group = find_group(m.programs, name);
+                return group ? hung_summary(*group) : std::string("-");
+              }));
+  }
+}
+
 void program_wait_rows(const ScenarioReport& scenario, Table& table) {
   table.section("wait p50 / p90 by program");
   wait_rows(scenario, table, &PolicyMetrics::programs);
@@ -173,6 +187,7 @@ std::string render_table(const ReplayReport& report, bool color) {
     program_rows(scenario, table);
     shortfall_rows(scenario, table);
     cluster_rows(scenario, table, report.starvation_threshold);
+    hung_rows(scenario, table);
     unfinished_rows(scenario, table);
     gate_rows(scenario, table);
     verdict_rows(verdict, scenario, table);

@@ -13,7 +13,7 @@
 namespace allot::simulator {
 namespace {
 
-enum class Kind { duration, percent, count };
+enum class Kind { duration, percent, count, gpu_hours };
 
 // A measure: how to read it off a policy's metrics, and which way is better.
 struct Measure {
@@ -29,6 +29,8 @@ std::string format_value(Kind kind, double value) {
       return support::format_duration_rounded(value);
     case Kind::percent:
       return format_percent(value);
+    case Kind::gpu_hours:
+      return fmt::format("{:.1f} GPU-h", value);
     case Kind::count:
       break;
   }
@@ -42,6 +44,8 @@ std::string format_difference(Kind kind, double difference) {
       return sign + support::format_duration_rounded(std::fabs(difference));
     case Kind::percent:
       return fmt::format("{}{:.1f} pts", sign, std::fabs(difference) * 100);
+    case Kind::gpu_hours:
+      return fmt::format("{}{:.1f} GPU-h", sign, std::fabs(difference));
     case Kind::count:
       break;
   }
@@ -57,6 +61,8 @@ bool negligible(Kind kind, double base, double value) {
       return difference < 1.0 || difference <= 0.01 * std::max(std::fabs(base), std::fabs(value));
     case Kind::percent:
       return difference < 0.0005;
+    case Kind::gpu_hours:
+      return difference < 0.05;
     case Kind::count:
       break;
   }
@@ -91,6 +97,10 @@ std::vector<Measure> measures(const ScenarioReport& scenario) {
       {"occupancy", Kind::percent, true, [](const PolicyMetrics& m) -> std::optional<double> { return m.occupancy; }});
   list.push_back(
       {"lost work", Kind::percent, false, [](const PolicyMetrics& m) -> std::optional<double> { return m.lost_work; }});
+  if (scenario.hanging_jobs > 0) {
+    list.push_back({"GPU-hours held by hung jobs", Kind::gpu_hours, false,
+                    [](const PolicyMetrics& m) -> std::optional<double> { return m.all.hung_gpu_hours; }});
+  }
   list.push_back({"starved jobs", Kind::count, false,
                   [](const PolicyMetrics& m) -> std::optional<double> { return m.all.starved; }});
   list.push_back({"deadline SLO", Kind::percent, true, [](const PolicyMetrics& m) { return m.deadline_slo; }});

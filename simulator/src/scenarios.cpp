@@ -128,6 +128,8 @@ void finish_jobs(Workload& workload) {
 Expected<Workload, std::string> generate_scenario(Scenario scenario, const runtime::Inventory& inventory,
                                                   const PolicyTables& tables, const ScenarioOptions& options) {
   if (options.days < 1) return unexpected(std::string("a scenario needs at least one day"));
+  if (!(options.hang >= 0 && options.hang <= 1))
+    return unexpected(std::string("the fraction of training jobs that hang must be between 0 and 1"));
   auto context = scenario_context(inventory, tables);
   if (!context) return unexpected(context.error());
   Workload workload;
@@ -162,6 +164,7 @@ Expected<Workload, std::string> generate_scenario(Scenario scenario, const runti
       break;
   }
   finish_jobs(workload);
+  add_hangs(workload, options.hang, options.seed);
   return workload;
 }
 

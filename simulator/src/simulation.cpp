@@ -144,7 +144,7 @@ bool Simulation::handle_event(const Event& event) {
   const JobState& job = jobs_[static_cast<std::size_t>(event.job)];
   if (job.status != Status::running || job.run != event.run) return false;  // stale
   ++result_.events;
-  if (event.kind == EventKind::stop) return true;  // the cycle stops and requeues it
+  if (event.kind == EventKind::stop) return true;  // a stop due, or a stall begun: the cycle decides
   complete(event.job);
   return !state_.pending.empty();
 }

@@ -3,8 +3,11 @@
 // or drain deadline), hosts draining, going down and coming back, and periodic
 // cycles while jobs wait. After each batch of events at one time the runtime's
 // cycle runs and its decisions are applied, exactly as a production driver
-// would. Checkpoints are periodic (the class's `checkpoint every`) and are
-// applied when they matter: before a cycle reads the jobs and when a job stops.
+// would. Checkpoints are periodic (the class's `checkpoint every`) and, with
+// progress reports, are applied when they matter: before a cycle reads the
+// jobs and when a job stops. A job that hangs (WorkloadJob::hangs_after)
+// reports and checkpoints nothing from then on, and its run ends at its time
+// limit unless the scheduler stops it first.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +52,11 @@ class Simulation {
     // When it was told to checkpoint and stop (preempted for a job, with a
     // grace); -1 when it was not.
     Seconds signalled = -1;
+    // When this run hangs (WorkloadJob::hangs_after), -1 when it does not; a
+    // job hangs in one run only.
+    Seconds hangs_at = -1;
+    bool hung_once = false;
+    bool hung(Seconds at) const { return hangs_at >= 0 && hangs_at <= at; }
   };
 
   struct Event {
@@ -83,12 +91,15 @@ class Simulation {
   bool run_one_cycle();
   bool handle_stops(const runtime::CycleResult& result);
   void started(const runtime::Decision& decision);
-  void stopped(const runtime::RunningJob& job, Seconds at);
+  void stopped(runtime::RunningJob& job, Seconds at);
   void complete(int job);
-  void close_run(int job, const runtime::RunningJob& running, Seconds at);
-  void charge(int job, const runtime::RunningJob& running, Seconds until);
+  void requeue_run(int job, runtime::RunningJob& running, Seconds at);
+  void close_run(int job, runtime::RunningJob& running, Seconds at);
+  void end_hang(int job, const runtime::RunningJob& running, Seconds at, bool stopped);
+  void charge(int job, runtime::RunningJob& running, Seconds until);
+  void report(const JobState& job, runtime::RunningJob& running, Seconds at) const;
   void refresh_ledger();
-  void apply_checkpoints();
+  void apply_reports();
   void finish();
   runtime::JobRequest request_for(int job) const;
   int index_of(const std::string& id) const;

@@ -1,5 +1,6 @@
-// Reads trace CSVs (`job_id,submit_s,duration_s,gpus,group,user,status`):
-// the header names the columns, every error names the file, line and column.
+// Reads trace CSVs (`job_id,submit_s,duration_s,gpus,group,user,status`, and
+// optionally `hang_s`): the header names the columns, every error names the
+// file, line and column.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,6 +49,7 @@ constexpr std::int64_t kLatestSubmit = std::int64_t{3660} * 86400;
 // (the header may have more than the named ones, in any order; they are ignored).
 struct ColumnIndex {
   std::array<std::size_t, kColumns.size()> at{};
+  std::optional<std::size_t> hang;  // the optional `hang_s`
   std::size_t count = 0;
   std::size_t operator[](std::size_t column) const { return at[column]; }
 };
@@ -69,6 +71,12 @@ Expected<ColumnIndex, TraceError> read_header(std::string_view line, const std::
           TraceError{file, 1, std::string(kColumns[c]), fmt::format("the header names `{}` twice", kColumns[c])});
     }
     index.at[c] = static_cast<std::size_t>(found - names->begin());
+  }
+  const auto hang = std::find(names->begin(), names->end(), "hang_s");
+  if (hang != names->end()) {
+    if (std::find(hang + 1, names->end(), "hang_s") != names->end())
+      return unexpected(TraceError{file, 1, "hang_s", "the header names `hang_s` twice"});
+    index.hang = static_cast<std::size_t>(hang - names->begin());
   }
   return index;
 }
@@ -115,6 +123,13 @@ Expected<TraceRow, TraceError> read_row(const std::vector<std::string>& fields, 
   row.submit = *submit;
   row.duration = *duration;
   row.gpus = static_cast<int>(*gpus);
+  // Empty: it never hangs. A job hangs before it would have finished (a
+  // replay runs at least a second of every job).
+  if (index.hang && !fields[*index.hang].empty()) {
+    auto hang = whole_number(fields[*index.hang], 0, std::max<std::int64_t>(1, *duration) - 1, file, line, "hang_s");
+    if (!hang) return unexpected(hang.error());
+    row.hang = *hang;
+  }
   return row;
 }
 

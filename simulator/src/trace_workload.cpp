@@ -96,6 +96,7 @@ class TraceBuilder {
     job.job_class = rule->job_class;
     if (rule->deadline_slack) job.deadline = submitted + job.work + *rule->deadline_slack;
     job.requested_protect = rule->protect;
+    job.hangs_after = row.hang;
     job.origin = fmt::format("{}:{}", file_, row.line);
     workload_.jobs.push_back(std::move(job));
     return std::nullopt;

@@ -48,6 +48,20 @@ runtime::Inventory cluster_text(const std::string& toml) {
   return *inventory;
 }
 
+runtime::Inventory two_nodes() {
+  return cluster_text(R"([[group]]
+prefix = "node-"
+count = 2
+digits = 2
+gpu_type = "h100"
+gpus = 2
+cpus = 32
+memory_gib = 256
+nodes_per_block = 2
+block_prefix = "rack-"
+)");
+}
+
 std::string read_source(const std::string& relative_path) {
   std::ifstream file(std::string(ALLOT_SOURCE_DIR) + "/" + relative_path);
   std::stringstream text;

@@ -26,6 +26,8 @@ std::shared_ptr<const CompiledPolicy> compile_text(const std::string& text);
 runtime::Inventory cluster_file(const std::string& relative_path);
 // An inventory from TOML text.
 runtime::Inventory cluster_text(const std::string& toml);
+// Two nodes of 2 H100s each, in one rack: small enough to count by hand.
+runtime::Inventory two_nodes();
 // The text of a file of the source tree.
 std::string read_source(const std::string& relative_path);
 

@@ -29,18 +29,6 @@ const char* kPolicy = R"(policy lost_work {
 }
 )";
 
-const char* kTwoNodes = R"([[group]]
-prefix = "node-"
-count = 2
-digits = 2
-gpu_type = "h100"
-gpus = 2
-cpus = 32
-memory_gib = 256
-nodes_per_block = 2
-block_prefix = "rack-"
-)";
-
 // Both nodes drain 35 minutes in, must be empty at 50 minutes, return at 2 hours.
 Workload drained(std::vector<WorkloadJob> jobs) {
   Workload workload = workload_of(std::move(jobs));
@@ -54,7 +42,7 @@ Workload drained(std::vector<WorkloadJob> jobs) {
 TEST_CASE("a job that is never interrupted waits, runs and finishes on time", "[simulator]") {
   const auto policy = compile_text(kPolicy);
   const Workload workload = workload_of({job("a", "alpha", "ckpt", 2, 3 * kHour, 10 * kMinute)});
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy);
+  const SimulationResult result = simulate_or_fail(workload, two_nodes(), *policy);
   const JobOutcome& a = outcome(workload, result, "a");
   CHECK(a.first_start == kDefaultStart + 10 * kMinute);
   CHECK(a.first_progress == kDefaultStart + 40 * kMinute);  // its first checkpoint
@@ -68,7 +56,7 @@ TEST_CASE("a drain stops a resumable job at its checkpoint and loses nothing", "
   const auto policy = compile_text(kPolicy);
   // Started at 10m: checkpoints at 40m, 70m; the drain (35m) stops it at 40m, before the deadline.
   const Workload workload = drained({job("a", "alpha", "ckpt", 2, 3 * kHour, 10 * kMinute)});
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy);
+  const SimulationResult result = simulate_or_fail(workload, two_nodes(), *policy);
   const JobOutcome& a = outcome(workload, result, "a");
   CHECK(a.stops == 1);
   CHECK(a.lost_gpu_seconds == 0);
@@ -90,7 +78,7 @@ TEST_CASE("lost work: a resumable job keeps its last checkpoint, a non-resumable
       if (decision.kind == runtime::DecisionKind::preempt) stops.push_back(decision);
     }
   };
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy, options);
+  const SimulationResult result = simulate_or_fail(workload, two_nodes(), *policy, options);
 
   REQUIRE(stops.size() == 2);
   for (const runtime::Decision& stop : stops) CHECK(stop.stops_at == kDefaultStart + 50 * kMinute);
@@ -122,7 +110,7 @@ TEST_CASE("no job runs on drained nodes while they are down; work resumes when t
       ran_while_down |= down && decision.kind == runtime::DecisionKind::start;
     }
   };
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy, options);
+  const SimulationResult result = simulate_or_fail(workload, two_nodes(), *policy, options);
   CHECK_FALSE(ran_while_down);
   for (const JobOutcome& job : result.jobs) CHECK(job.completed > 0);
   // The capacity series shows the hour the nodes were down.
@@ -135,7 +123,7 @@ TEST_CASE("jobs that wait past the end count with the wait so far", "[simulator]
   const Workload workload =
       workload_of({job("a", "alpha", "pinned", 2, 2 * kDay), job("b", "beta", "pinned", 2, 2 * kDay),
                    job("c", "alpha", "pinned", 2, 2 * kDay, kHour)});
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy);
+  const SimulationResult result = simulate_or_fail(workload, two_nodes(), *policy);
   CHECK(outcome(workload, result, "c").first_start == -1);
   const PolicyMetrics metrics = measure(workload, result, *policy, "p", MetricOptions{});
   CHECK(metrics.all.started == 2);
@@ -154,7 +142,7 @@ TEST_CASE("cycles run at every batch of events, and every 5 minutes while jobs w
   options.on_cycle = [&](const runtime::ClusterState& state, const runtime::CycleResult&) {
     cycles.push_back(state.now - kDefaultStart);
   };
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy, options);
+  const SimulationResult result = simulate_or_fail(workload, two_nodes(), *policy, options);
   REQUIRE(cycles.size() >= 3);
   CHECK(cycles[0] == 0);  // `a` and `b` arrive
   CHECK(cycles[1] == 7);  // `c` arrives
@@ -167,7 +155,7 @@ TEST_CASE("a minimum gap between cycles makes arrivals wait for the next round",
   const Workload workload = workload_of({job("a", "alpha", "ckpt", 1, kHour), job("b", "beta", "ckpt", 1, kHour, 10)});
   SimulationOptions options;
   options.min_cycle_gap = 60;
-  const SimulationResult result = simulate_or_fail(workload, cluster_text(kTwoNodes), *policy, options);
+  const SimulationResult result = simulate_or_fail(workload, two_nodes(), *policy, options);
   CHECK(outcome(workload, result, "a").first_start == kDefaultStart);
   CHECK(outcome(workload, result, "b").first_start == kDefaultStart + 60);
 }
@@ -175,7 +163,7 @@ TEST_CASE("a minimum gap between cycles makes arrivals wait for the next round",
 TEST_CASE("a policy missing a workload's account is refused with the job named", "[simulator]") {
   const auto policy = compile_text(kPolicy);
   const Workload workload = workload_of({job("x", "gamma", "ckpt", 1, kHour)});
-  auto result = simulate(workload, cluster_text(kTwoNodes), *policy, SimulationOptions{});
+  auto result = simulate(workload, two_nodes(), *policy, SimulationOptions{});
   REQUIRE_FALSE(result);
   CHECK(result.error() == "job `x`: policy `lost_work` has no account `gamma`");
 }

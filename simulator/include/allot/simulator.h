@@ -52,6 +52,12 @@ struct WorkloadJob {
   std::optional<Seconds> deadline;
   Seconds requested_protect = 0;
   std::string origin;  // where it came from, for errors ("trace.csv:57"), or ""
+  // It hangs once, after this much of its work: it stops making progress
+  // (no reports, no checkpoints) and holds its GPUs until the scheduler stops
+  // it or its time limit (`work` after the run's start) ends the run; its
+  // owner then resubmits it, and it resumes from its last checkpoint and runs
+  // normally (docs/REPLAY.md "Hung jobs"). nullopt: it never hangs.
+  std::optional<Seconds> hangs_after;
 };
 
 // Hosts taken out for maintenance: drained (no new work, running jobs stop at a
@@ -90,12 +96,21 @@ struct ScenarioOptions {
   // Offered GPU-hours per GPU-hour of capacity, averaged over the week (the
   // seed's demand is above capacity: research always has more to run).
   double load = 1.3;
+  // The fraction of training jobs that hang (add_hangs), 0 to 1.
+  double hang = 0;
 };
 
 // Generates a scenario for a cluster, with accounts and classes from a
 // policy's tables (leaves of its programs, classes chosen per kind).
 Expected<Workload, std::string> generate_scenario(Scenario scenario, const runtime::Inventory& inventory,
                                                   const PolicyTables& tables, const ScenarioOptions& options);
+
+// Makes `fraction` (0 to 1) of the workload's training jobs (kinds train and
+// large; a trace's jobs are all of kind train) hang once after a uniformly
+// drawn part of their work, drawn from `seed` apart from the arrivals, so the
+// same arrivals replay with and without hangs; jobs that hang already (a
+// trace's `hang_s`) keep theirs. Adds a sentence to the description.
+void add_hangs(Workload& workload, double fraction, std::uint64_t seed);
 
 // A problem in a trace or mapping file: which file, line and field
 // ("gpus", "class[2].max_duration"; support/located_error.h).
@@ -111,9 +126,11 @@ struct TraceRow {
   std::string user;
   std::string status;
   int line = 0;
+  std::optional<Seconds> hang;  // the optional `hang_s` column: hangs after this much of its run
 };
 
-// Reads a trace CSV; the header names the columns (any order, all required).
+// Reads a trace CSV; the header names the columns (any order, all required but
+// `hang_s`, whose empty fields mean the job never hangs).
 Expected<std::vector<TraceRow>, TraceError> read_trace(const std::string& path);
 // Reads trace text; `file` names it in errors.
 Expected<std::vector<TraceRow>, TraceError> parse_trace(std::string_view text, const std::string& file);
@@ -201,8 +218,14 @@ struct JobOutcome {
   Seconds first_progress = -1;  // first checkpoint or completion
   Seconds completed = -1;
   double gpu_seconds = 0;       // GPU-time held, every run
-  double lost_gpu_seconds = 0;  // GPU-time since the last checkpoint at each stop
+  double lost_gpu_seconds = 0;  // GPU-time since the last checkpoint at each stop (a hung run's: before it hung)
   int stops = 0;                // preemptions and drains
+  bool hung = false;            // a run of it hung (WorkloadJob::hangs_after)
+  bool hung_stopped = false;    // and the scheduler stopped that run before its time limit
+  double hung_gpu_seconds = 0;  // GPU-time held while hung
+  // GPU-time the hung run would still have held when the scheduler stopped it
+  // (a stall preempted or stopped, a drain): up to its time limit, or the end.
+  double recovered_gpu_seconds = 0;
 };
 
 // What held the capacity a program below its share lacked while it had work
@@ -318,6 +341,13 @@ struct GroupMetrics {
   int deadline_never_started = 0;
   int deadline_started_late = 0;
   int deadline_stopped = 0;
+  // Hung jobs (WorkloadJob::hangs_after): how many hung, the GPU-hours they
+  // held while hung, and those the scheduler recovered by stopping them
+  // before their time limit; the work they lost is part of lost_gpu_hours.
+  int hung = 0;
+  int hung_stopped = 0;  // of those, stopped by the scheduler rather than their time limit
+  double hung_gpu_hours = 0;
+  double recovered_gpu_hours = 0;
   std::optional<ProgramTotals> share;  // programs only
   std::vector<double> waits;           // sorted, for CDF plots (not in JSON)
 };
@@ -459,6 +489,7 @@ struct ScenarioReport {
   std::vector<PolicyMetrics> policies;  // with a sweep: at its first point
   // Empty unless several loads or capacities were replayed; in the order given.
   std::vector<SweepPoint> sweep;
+  std::size_t hanging_jobs = 0;  // jobs of the workload that hang (the report then shows what they cost)
 };
 
 // One point of a sweep from the full replay of it: `workload` replayed on
