@@ -1,5 +1,8 @@
 #include "slurm_metrics.h"
 
+#include <map>
+#include <utility>
+
 #include "allot/contracts.h"
 
 namespace allot::cli {
@@ -21,10 +24,13 @@ AdapterMetrics::AdapterMetrics(std::chrono::seconds staleness)
                                  "Usage charged to the ledger, in the policy's unit-hours")),
       pending_(registry_.gauge("allot_slurm_pending_jobs", "Jobs the last pass ranked")),
       running_(registry_.gauge("allot_slurm_running_jobs", "Jobs holding GPUs at the last pass")),
-      stalled_(registry_.gauge("allot_slurm_stalled_jobs",
-                               "Running jobs past their class's progress interval without a report, at the last pass")),
-      without_progress_(registry_.gauge("allot_slurm_without_progress_units",
-                                        "Of the usage over the window, what stalled jobs held without progress")),
+      stalled_(registry_.gauge_family(
+          "allot_slurm_stalled_jobs",
+          "Running jobs past their class's progress interval without a report, at the last pass, by program",
+          {"program"})),
+      without_progress_(registry_.gauge_family(
+          "allot_slurm_without_progress_units",
+          "Of each program's usage over the window, what its stalled jobs held without progress", {"program"})),
       last_success_(registry_.gauge("allot_slurm_last_success_timestamp_seconds",
                                     "When the last pass that succeeded ran (Unix time)")),
       ledger_lag_(registry_.gauge("allot_slurm_ledger_lag_seconds",
@@ -61,14 +67,7 @@ void AdapterMetrics::pass_done(const slurm::PassReport& report, double seconds, 
   }
   pending_.set(report.pending);
   running_.set(report.running);
-  int stalled = 0;
-  for (const runtime::RunningJob& job : report.state.running)
-    stalled += runtime::stalled_since(job, report.now) ? 1 : 0;
-  stalled_.set(stalled);
-  if (report.state.without_progress) {
-    const auto all = report.state.without_progress->find("");
-    without_progress_.set(all == report.state.without_progress->end() ? 0.0 : all->second);
-  }
+  progress_by_program(report);
   last_success_.set(static_cast<double>(report.now));
   if (!dry_run) {
     if (report.charged > 0) charged_.inc(report.charged);
@@ -76,6 +75,28 @@ void AdapterMetrics::pass_done(const slurm::PassReport& report, double seconds, 
   }
   ledger_lag(report.now);
   health_.mark_ready();
+}
+
+// Stalled jobs and time held without progress by program (top-level account);
+// a program seen at an earlier pass reads 0 until it has some again.
+void AdapterMetrics::progress_by_program(const slurm::PassReport& report) {
+  std::map<std::string, std::pair<int, double>> programs;  // stalled jobs, held without progress
+  for (const std::string& program : programs_) programs[program];
+  for (const runtime::RunningJob& job : report.state.running) {
+    if (runtime::stalled_since(job, report.now))
+      ++programs[job.request.account.substr(0, job.request.account.find('/'))].first;
+  }
+  if (report.state.without_progress) {
+    // The ledger lists every account with its ancestors: a program's own entry is its total.
+    for (const auto& [account, amount] : *report.state.without_progress) {
+      if (!account.empty() && account.find('/') == std::string::npos) programs[account].second = amount;
+    }
+  }
+  for (const auto& [program, counts] : programs) {
+    stalled_.with({program}).set(counts.first);
+    without_progress_.with({program}).set(counts.second);
+    programs_.insert(program);
+  }
 }
 
 void AdapterMetrics::pass_failed(double seconds, const std::string& why) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "allot/http_server.h"
@@ -41,6 +42,8 @@ class AdapterMetrics {
   std::string exposition() const { return registry_.exposition(); }
 
  private:
+  void progress_by_program(const slurm::PassReport& report);
+
   metrics::Registry registry_;
   http::Health health_;
   http::HttpServer server_;
@@ -51,14 +54,15 @@ class AdapterMetrics {
   metrics::Counter& charged_;
   metrics::Gauge& pending_;
   metrics::Gauge& running_;
-  metrics::Gauge& stalled_;
-  metrics::Gauge& without_progress_;
+  metrics::Family<metrics::Gauge>& stalled_;           // by program
+  metrics::Family<metrics::Gauge>& without_progress_;  // by program
   metrics::Gauge& last_success_;
   metrics::Gauge& ledger_lag_;
   metrics::Gauge& generation_;
   metrics::Family<metrics::Counter>& reloads_;
   metrics::Gauge& governance_;
   slurm::Seconds charged_through_ = 0;  // 0 until the first pass that charged
+  std::set<std::string> programs_;      // programs the progress gauges have a series for
 };
 
 }  // namespace allot::cli

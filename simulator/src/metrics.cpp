@@ -45,6 +45,7 @@ class GroupBuilder {
     metrics_.hung_stopped += outcome.hung_stopped;
     metrics_.hung_gpu_hours += outcome.hung_gpu_seconds / 3600;
     metrics_.recovered_gpu_hours += outcome.recovered_gpu_seconds / 3600;
+    metrics_.hung_lost_gpu_hours += outcome.hung_lost_gpu_seconds / 3600;
     add_deadline(job, outcome);
   }
 

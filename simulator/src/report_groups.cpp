@@ -34,8 +34,8 @@ std::string wait_summary(const GroupMetrics& group) {
 }
 
 std::string hung_summary(const GroupMetrics& group) {
-  return fmt::format("{:.1f} / {:.1f} ({} of {} stopped)", group.hung_gpu_hours, group.recovered_gpu_hours,
-                     group.hung_stopped, group.hung);
+  return fmt::format("{:.1f} / {:.1f} / {:.1f} ({} of {} stopped)", group.hung_gpu_hours, group.recovered_gpu_hours,
+                     group.hung_lost_gpu_hours, group.hung_stopped, group.hung);
 }
 
 }  // namespace allot::simulator

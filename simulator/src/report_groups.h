@@ -21,8 +21,8 @@ std::vector<std::string> group_names(const ScenarioReport& scenario, GroupList l
 // "p50 / p90", plus how many jobs never started when some did not.
 std::string wait_summary(const GroupMetrics& group);
 
-// What hung jobs cost a group: "12.3 / 40.1 (3 of 4 stopped)", GPU-hours held
-// while hung / recovered, and how many the scheduler stopped.
+// What hung jobs cost a group: "12.3 / 40.1 / 0.8 (3 of 4 stopped)", GPU-hours
+// held while hung / recovered / work lost, and how many the scheduler stopped.
 std::string hung_summary(const GroupMetrics& group);
 
 }  // namespace allot::simulator

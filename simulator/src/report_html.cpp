@@ -106,7 +106,7 @@ std::string comparison_table(const ScenarioReport& scenario, Seconds threshold) 
     return fmt::format("{} started, {} never started", m.all.started - m.all.completed, m.all.jobs - m.all.started);
   });
   if (scenario.hanging_jobs > 0) {
-    html += section_row("hung jobs: GPU-h held while hung / recovered", columns);
+    html += section_row("hung jobs: GPU-h held while hung / recovered / lost", columns);
     html += table_row("all jobs", scenario, [](const PolicyMetrics& m) { return escape_html(hung_summary(m.all)); });
     for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
       html += table_row(name, scenario, [&](const PolicyMetrics& m) {

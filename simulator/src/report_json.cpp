@@ -51,7 +51,8 @@ Json group_json(const GroupMetrics& group) {
   json["hung"] = {{"jobs", group.hung},
                   {"stopped", group.hung_stopped},
                   {"held_gpu_hours", fixed(group.hung_gpu_hours, 3)},
-                  {"recovered_gpu_hours", fixed(group.recovered_gpu_hours, 3)}};
+                  {"recovered_gpu_hours", fixed(group.recovered_gpu_hours, 3)},
+                  {"lost_gpu_hours", fixed(group.hung_lost_gpu_hours, 3)}};
   json["deadline_jobs"] = group.deadline_jobs;
   json["deadline_met"] = group.deadline_met;
   if (group.share) {

@@ -101,7 +101,7 @@ void cluster_rows(const ScenarioReport& scenario, Table& table, Seconds threshol
 // while hung, and those the scheduler recovered by stopping hung jobs early.
 void hung_rows(const ScenarioReport& scenario, Table& table) {
   if (scenario.hanging_jobs == 0) return;
-  table.section("hung jobs: GPU-h held while hung / recovered");
+  table.section("hung jobs: GPU-h held while hung / recovered / lost");
   table.row("  all", cells(scenario, [&](const PolicyMetrics& m) { return hung_summary(m.all); }));
   for (const std::string& name : group_names(scenario, &PolicyMetrics::programs)) {
     table.row("  " + name, cells(scenario, [&](const PolicyMetrics& m) {

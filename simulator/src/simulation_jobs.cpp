@@ -154,6 +154,7 @@ void Simulation::requeue_run(int index, RunningJob& running, Seconds at) {
   job.saved = running.contract.resumable ? job.saved + (safe - running.started) : 0;
   const double lost = held_gpus(running) * static_cast<double>(worked - safe);
   outcome.lost_gpu_seconds += lost;
+  if (job.hung(at)) outcome.hung_lost_gpu_seconds += lost;
   timeline_.add_lost(at, lost);
   job.status = Status::waiting;
   ++waiting_by_class_[static_cast<std::size_t>(classes_[static_cast<std::size_t>(index)])];

@@ -209,7 +209,7 @@ TEST_CASE("a stalled job's time is charged, the part since it stalled marked hel
   }
 }
 
-TEST_CASE("allot shares shows what stalled jobs held without progress when the state counts it", "[cycle][progress]") {
+TEST_CASE("allot shares shows what stalled jobs held without progress and how many are stalled", "[cycle][progress]") {
   const auto policy = compile_text(two_team_policy("job.wait / 1h", "true"));
   ClusterState state;
   state.now = kTuesday;
@@ -236,6 +236,23 @@ TEST_CASE("allot shares shows what stalled jobs held without progress when the s
   const auto json = nlohmann::json::parse(allot::runtime::share_report_json(report));
   for (const auto& account : json.at("accounts")) {
     if (account.at("path") == "beta") CHECK(account.at("without_progress") == 2.5);
+    CHECK(account.at("stalled_jobs").is_null());  // no running job has a progress rule
+  }
+  CHECK_THAT(text, !Catch::Contains("Stalled"));
+
+  // Two of beta's jobs under a progress rule, one silent for 40 minutes (stalled), one that just reported.
+  RunningJob silent = reporting_job("silent", 40 * kMinute);
+  RunningJob heard = reporting_job("heard", 40 * kMinute);
+  heard.last_progress = kTuesday - kMinute;
+  state.running = {silent, heard};
+  report = allot::runtime::share_report(*policy, state);
+  CHECK(row_of(report, "beta").stalled_jobs == 1);
+  CHECK(row_of(report, "alpha").stalled_jobs == 0);
+  CHECK(row_of(report, "").stalled_jobs == 1);
+  CHECK_THAT(allot::runtime::share_report_text(report), Catch::Contains("Debt NoProgress Stalled\n"));
+  const auto stalled = nlohmann::json::parse(allot::runtime::share_report_json(report));
+  for (const auto& account : stalled.at("accounts")) {
+    CHECK(account.at("stalled_jobs") == (account.at("path") == "alpha" ? 0 : 1));
   }
 }
 

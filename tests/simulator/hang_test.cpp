@@ -75,6 +75,7 @@ TEST_CASE("without a progress rule a hung job holds its GPUs to its time limit, 
   // Checkpoints at 30m and 60m, hung at 70m: 10 minutes of work lost on 4 GPUs,
   // and the 110 minutes to its 3-hour limit held while hung.
   CHECK(hung.lost_gpu_seconds == Approx(4.0 * 10 * kMinute));
+  CHECK(hung.hung_lost_gpu_seconds == hung.lost_gpu_seconds);
   CHECK(hung.hung_gpu_seconds == Approx(4.0 * 110 * kMinute));
   CHECK(hung.recovered_gpu_seconds == 0);
   CHECK(hung.stops == 0);  // its time limit ended it, not the scheduler
@@ -87,6 +88,7 @@ TEST_CASE("without a progress rule a hung job holds its GPUs to its time limit, 
   CHECK(alpha.hung_stopped == 0);
   CHECK(alpha.hung_gpu_hours == Approx(4.0 * 110 / 60));
   CHECK(alpha.recovered_gpu_hours == 0);
+  CHECK(alpha.hung_lost_gpu_hours == Approx(4.0 * 10 / 60));
   CHECK(program(replayed.metrics, "beta").hung == 0);
 }
 
@@ -147,8 +149,9 @@ TEST_CASE("the report shows what hung jobs cost each program, only when the work
     return std::make_pair(render_table(report, false), render_json(report));
   };
   const auto [hung_table, hung_json] = render(workload_of({hanging("ckpt")}));
-  CHECK_THAT(hung_table, Catch::Contains("hung jobs: GPU-h held while hung / recovered"));
-  CHECK_THAT(hung_table, Catch::Contains("7.3 / 0.0 (0 of 1 stopped)"));  // 4 GPUs x 110 minutes
+  CHECK_THAT(hung_table, Catch::Contains("hung jobs: GPU-h held while hung / recovered / lost"));
+  // 4 GPUs x 110 minutes held while hung, x 10 minutes of work lost.
+  CHECK_THAT(hung_table, Catch::Contains("7.3 / 0.0 / 0.7 (0 of 1 stopped)"));
   CHECK_THAT(hung_json, Catch::Contains(R"("held_gpu_hours": 7.333)"));
   const auto [plain_table, plain_json] = render(workload_of({job("fine", "alpha", "ckpt", 2, kHour)}));
   CHECK_THAT(plain_table, !Catch::Contains("hung jobs"));

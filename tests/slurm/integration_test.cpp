@@ -860,7 +860,7 @@ namespace integration {
 TEST_CASE("a job's non-root owner reports progress with allot-progress; once silent it is held without progress",
           "[slurm_integration]") {
   cancel_all();
-  Setup setup("progress");
+  Setup setup("progress", "2026-12-01", {"--metrics", "127.0.0.1:0"});
   // Class `long` (jobs named long-*) now requires progress every 15 s after 5 s.
   write_file(setup.policy, replaced(read_file(setup.policy), "    checkpoint every 1h\n",
                                     "    checkpoint every 1h\n    progress every 15s after 5s\n"));
@@ -902,6 +902,11 @@ TEST_CASE("a job's non-root owner reports progress with allot-progress; once sil
   REQUIRE(charges.size() >= 2);
   CHECK_FALSE(charges.front().without_progress);  // while it reported
   for (std::size_t i = 1; i < charges.size(); ++i) CHECK(charges[i].from == charges[i - 1].until);
+  // The metrics say which program's job it is, and what it held since the stall.
+  const auto metrics = [&] { return shell("curl -sSf " + metrics_url(setup.adapter) + "/metrics"); };
+  wait_until("the metrics count alpha's stalled job", 30s,
+             [&] { return sample(metrics(), R"(allot_slurm_stalled_jobs{program="alpha"})") == 1; });
+  CHECK(sample(metrics(), R"(allot_slurm_without_progress_units{program="alpha"})") > 0);
 
   // A report from the future, written by its owner, is refused in the log.
   shell(fmt::format("runuser -u nobody -- scontrol update JobId={} Comment='sweep-7 allot:progress={}'", id,

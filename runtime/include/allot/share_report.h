@@ -37,6 +37,9 @@ struct ShareRow {
   double debt = 0;  // owed minus delivered, in the policy's unit
   // Of the usage, what was held without progress (when the state carries it).
   std::optional<double> without_progress;
+  // Running jobs of the account's subtree stalled at the state's `now`, when
+  // some running job has a progress rule (docs/LANGUAGE.md "Progress").
+  std::optional<int> stalled_jobs;
   // What the rank expression reads as `account.<field>` for this account
   // (abi::AccountField order), from the same account table the cycle ranks with.
   std::array<double, abi::kAccountFieldCount> rank_fields{};

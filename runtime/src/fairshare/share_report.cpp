@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "allot/accounting.h"
 #include "allot/audit_json.h"
+#include "allot/contracts.h"
 #include "allot/text.h"
 
 namespace allot::runtime {
@@ -32,6 +34,25 @@ constexpr std::array<const char*, abi::kAccountFieldCount> kRankFieldNames = {
     "share",     "level_share", "norm_share",     "usage",        "effective_usage", "usage_ratio", "debt",
     "fair_tree", "level_fs",    "dominant_share", "running_gpus", "pending_jobs",    "depth"};
 
+// Running jobs stalled at the state's `now`, per account and each of its
+// ancestors; empty when no running job has a progress rule.
+std::vector<int> stalled_jobs(const PolicyTables& tables, const ClusterState& state) {
+  const bool rules = std::any_of(state.running.begin(), state.running.end(),
+                                 [](const RunningJob& job) { return job.contract.progress_every > 0; });
+  if (!rules) return {};
+  std::vector<int> stalled(tables.accounts.size(), 0);
+  const AccountIndex accounts(tables);
+  for (const RunningJob& job : state.running) {
+    if (!stalled_since(job, state.now)) continue;
+    // A job of an account the policy does not have counts at the root only.
+    for (int a = accounts.find(job.request.account).value_or(0); a >= 0;
+         a = tables.accounts[static_cast<std::size_t>(a)].parent) {
+      ++stalled[static_cast<std::size_t>(a)];
+    }
+  }
+  return stalled;
+}
+
 std::string number(long double value) {
   if (std::isinf(value)) return "inf";
   return fmt::format("{:.6f}", static_cast<double>(value));
@@ -50,6 +71,7 @@ ShareReport share_report(const CompiledPolicy& policy, const ClusterState& state
   const std::vector<double> owed = account_amounts(tables, state.owed);
   const std::vector<double> without_progress =
       state.without_progress ? account_amounts(tables, *state.without_progress) : std::vector<double>();
+  const std::vector<int> stalled = stalled_jobs(tables, state);
   std::vector<int> order;
   if (!tables.accounts.empty()) append_in_order(tables, fields, children, 0, order);
   ShareReport report{tables.name, tables.fairshare, tables.unit.dominant ? "dominant-resource-hours" : "gpu-hours", {}};
@@ -81,6 +103,7 @@ ShareReport share_report(const CompiledPolicy& policy, const ClusterState& state
       row.delivered = owed[i] - row.debt;
     }
     if (state.without_progress) row.without_progress = without_progress[i];
+    if (!stalled.empty()) row.stalled_jobs = stalled[i];
     for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) {
       row.rank_fields[f] = columns.value(static_cast<abi::AccountField>(f), i);
     }
@@ -125,9 +148,12 @@ std::string share_report_text(const ShareReport& report) {
   std::string out = fmt::format("policy {} · {} · usage in {}\n", report.policy, report.algorithm, report.unit);
   const bool held = std::any_of(report.rows.begin(), report.rows.end(),
                                 [](const ShareRow& row) { return row.without_progress.has_value(); });
+  const bool stalled = std::any_of(report.rows.begin(), report.rows.end(),
+                                   [](const ShareRow& row) { return row.stalled_jobs.has_value(); });
   out += line({"Account", "User", "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage", "FairShare",
                "LevelFS", "Rank", "InForce", "OfCluster", "Owed", "Delivered", "Debt"});
   if (held) out.insert(out.size() - 1, fmt::format(" {:>10}", "NoProgress"));
+  if (stalled) out.insert(out.size() - 1, fmt::format(" {:>7}", "Stalled"));
   for (const ShareRow& row : report.rows) {
     const FairShareFields& f = row.fields;
     const bool root = row.path.empty();
@@ -140,6 +166,7 @@ std::string share_report_text(const ShareReport& report) {
                  amount(row.owed), amount(row.delivered), fmt::format("{:.2f}", row.debt)});
     // Held without progress, when the state counts it: a column after the others.
     if (held) out.insert(out.size() - 1, fmt::format(" {:>10}", amount(row.without_progress)));
+    if (stalled) out.insert(out.size() - 1, fmt::format(" {:>7}", row.stalled_jobs.value_or(0)));
   }
   // User names come from the snapshot: none reaches a terminal raw.
   return support::printable(out);
@@ -181,6 +208,7 @@ std::string share_report_json(const ShareReport& report) {
     item["delivered"] = row.delivered ? audit::finite(*row.delivered) : Json(nullptr);
     item["debt"] = audit::finite(row.debt);
     item["without_progress"] = row.without_progress ? audit::finite(*row.without_progress) : Json(nullptr);
+    item["stalled_jobs"] = row.stalled_jobs ? Json(*row.stalled_jobs) : Json(nullptr);
     Json rank_fields;
     for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f)
       rank_fields[kRankFieldNames[f]] = value(row.rank_fields[f]);

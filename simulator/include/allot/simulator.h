@@ -226,6 +226,7 @@ struct JobOutcome {
   // GPU-time the hung run would still have held when the scheduler stopped it
   // (a stall preempted or stopped, a drain): up to its time limit, or the end.
   double recovered_gpu_seconds = 0;
+  double hung_lost_gpu_seconds = 0;  // of lost_gpu_seconds, what the hung run lost (its work since its last checkpoint)
 };
 
 // What held the capacity a program below its share lacked while it had work
@@ -342,12 +343,13 @@ struct GroupMetrics {
   int deadline_started_late = 0;
   int deadline_stopped = 0;
   // Hung jobs (WorkloadJob::hangs_after): how many hung, the GPU-hours they
-  // held while hung, and those the scheduler recovered by stopping them
-  // before their time limit; the work they lost is part of lost_gpu_hours.
+  // held while hung, those the scheduler recovered by stopping them before
+  // their time limit, and the work their hung runs lost (part of lost_gpu_hours).
   int hung = 0;
   int hung_stopped = 0;  // of those, stopped by the scheduler rather than their time limit
   double hung_gpu_hours = 0;
   double recovered_gpu_hours = 0;
+  double hung_lost_gpu_hours = 0;
   std::optional<ProgramTotals> share;  // programs only
   std::vector<double> waits;           // sorted, for CDF plots (not in JSON)
 };
