@@ -57,6 +57,7 @@ struct ReplayArguments {
   bool yield_backfill = false;          // CycleOptions::yield_backfill
   double hang = 0;                      // percent of training jobs that hang (simulator::add_hangs)
   bool seed_given = false;              // --seed was given (a trace draws nothing without --hang)
+  bool fail_on_gates = false;           // exit 1 when a policy fails one of its gates
 };
 int run_replay(const ReplayArguments& arguments);
 
@@ -81,6 +82,14 @@ struct ExplainArguments {
   bool yield_backfill = false;  // CycleOptions::yield_backfill, as the cycle ran
 };
 int run_explain(const ExplainArguments& arguments);
+
+struct TestArguments {
+  std::vector<std::string> paths;  // test files, or folders searched for *_test.toml
+  std::string format = "text";     // text, json or junit
+  std::string now;                 // YYYY-MM-DD: the day review dates and expiries are judged on
+  std::string engine = "interp";   // interp or jit
+};
+int run_test(const TestArguments& arguments);
 
 struct SharesArguments {
   std::string policy;
@@ -144,9 +153,13 @@ int run_serve(const ServeArguments& arguments);
 
 // Expands folders into the `*.allot` files below them (sorted); files stay as
 // given. Returns false (after printing why) when a path does not exist, a
-// subfolder cannot be read, or a `*.allot` symlink in a folder leads anywhere
+// folder holds no `*.allot` file, a subfolder cannot be read, or a `*.allot` symlink in a folder leads anywhere
 // but to a regular `.allot` file inside that folder (docs/SECURITY.md).
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files);
+
+// "allot 0.1.0 (3f2a9c1d0b7e)": the version and the commit it was built from
+// (`git describe` at the last configure; "unknown" outside a git checkout).
+std::string version_text();
 
 // Flushes standard output and tells whether everything written to it arrived
 // (a full disk, a closed pipe, /dev/full); prints the reason when not. Every

@@ -1,14 +1,19 @@
 // The `allot` command line: one subcommand per product surface.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <iostream>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "allot/nearest_name.h"
 #include "allot/text.h"
 #include "commands.h"
 
@@ -73,6 +78,8 @@ int main(int argc, char** argv) {
   allot::support::guard_standard_streams();
   CLI::App app{"allot: budget policies for shared GPU clusters"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", allot::cli::version_text(), "Print the version and the commit it was built from");
+  auto* help_command = app.add_subcommand("help", "Print this help");
 
   allot::cli::CheckArguments check;
   auto* check_command = app.add_subcommand("check", "Validate policy files and report diagnostics");
@@ -157,6 +164,8 @@ int main(int argc, char** argv) {
                    "docs/SCHEDULING.md)")
       ->check(bounded(0, 64));
   replay_command->add_flag("--yield-backfill", replay.yield_backfill, kYieldBackfill);
+  replay_command->add_flag("--fail-on-gates", replay.fail_on_gates,
+                           "Exit 1 when a policy fails one of its gates in any workload (a rollout gate in CI)");
   replay_command
       ->add_option("--hang", replay.hang,
                    "Percent of training jobs that hang once, after a random part of their work (default 0; "
@@ -204,6 +213,16 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"jit", "interp"}));
   shares_command->add_option("--format", shares.format, "Output: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
+
+  allot::cli::TestArguments test;
+  auto* test_command =
+      app.add_subcommand("test", "Run policy unit tests: the *_test.toml files given or below the folders given");
+  test_command->add_option("paths", test.paths, "Test files and folders (docs/TESTING.md)")->check(kPath)->required();
+  test_command->add_option("--format", test.format, "Output: text (default), json or junit")
+      ->check(CLI::IsMember({"text", "json", "junit"}));
+  test_command->add_option("--now", test.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
+  test_command->add_option("--engine", test.engine, "What runs the policies: interp (default) or jit")
+      ->check(CLI::IsMember({"jit", "interp"}));
 
   allot::cli::ImportSlurmArguments import_slurm;
   auto* import_command = app.add_subcommand("import", "Start a policy from another scheduler's configuration");
@@ -315,8 +334,23 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
+    // `allot chek`: a misspelt command is named, with the nearest one.
+    std::vector<std::string> names;
+    for (const CLI::App* command : app.get_subcommands(std::function<bool(CLI::App*)>()))
+      names.push_back(command->get_name());
+    if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string near = allot::support::nearest_name(argv[1], names);
+      std::cerr << fmt::format("allot: unknown command `{}`{} (`allot help` lists the commands)\n", argv[1],
+                               near.empty() ? "" : fmt::format("; did you mean `{}`?", near));
+      return 2;
+    }
     const int code = app.exit(error);
     return code == 0 ? 0 : 2;
+  }
+  if (help_command->parsed()) {
+    // The whole command's help, not the `help` subcommand's own (App::help picks the parsed one).
+    std::cout << app.get_formatter()->make_help(&app, "allot", CLI::AppFormatMode::Normal);
+    return 0;
   }
   const int code = [&] {
     if (check_command->parsed()) return allot::cli::run_check(check);
@@ -330,6 +364,7 @@ int main(int argc, char** argv) {
     if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);
     if (serve_command->parsed()) return allot::cli::run_serve(serve);
     if (shares_command->parsed()) return allot::cli::run_shares(shares);
+    if (test_command->parsed()) return allot::cli::run_test(test);
     if (import_slurm_command->parsed()) return allot::cli::run_import_slurm(import_slurm);
     return allot::cli::run_fmt(fmt);
   }();

@@ -81,6 +81,11 @@ bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string
     if (fs::is_directory(path, error)) {
       std::vector<std::string> found;
       if (!walk_folder(path, found)) return false;
+      // A folder with nothing to check is a mistake (a wrong path in CI), never a pass.
+      if (found.empty()) {
+        std::cerr << "allot: `" << path << "` holds no policy files (*.allot)\n";
+        return false;
+      }
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(path, error)) {
       files.push_back(path);

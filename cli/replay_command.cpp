@@ -248,7 +248,16 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
   if (arguments.json != "-") colored_stdout(use_color()) << simulator::render_table(report, use_color());
   bool written = arguments.json.empty() || write_file(arguments.json, simulator::render_json(report));
   written = (arguments.html.empty() || write_file(arguments.html, simulator::render_html(report))) && written;
-  return written ? 0 : 2;
+  if (!written) return 2;
+  // A rollout gate in CI: exit 1 when a policy misses one of its gates anywhere.
+  if (arguments.fail_on_gates) {
+    for (const simulator::ScenarioReport& scenario : report.scenarios) {
+      for (const simulator::PolicyMetrics& metrics : scenario.policies) {
+        if (!metrics.gates_passed) return 1;
+      }
+    }
+  }
+  return 0;
 }
 
 // A sweep list: at most 12 values, none twice; nothing when it is fine.

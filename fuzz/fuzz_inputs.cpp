@@ -17,6 +17,7 @@
 
 #include "allot/durable_ledger.h"
 #include "allot/inventory.h"
+#include "allot/policy_test.h"
 #include "allot/service.h"
 #include "allot/simulator.h"
 #include "allot/slurm.h"
@@ -109,12 +110,18 @@ void serve_job(std::string_view text) {
   if (allot::service::job_json(stored->request).dump() != written) fail("a job record changes the job", written);
 }
 
+// A policy test file (docs/TESTING.md): refused with a printable reason, or read.
+void policy_test(std::string_view text) {
+  auto test = allot::policytest::parse_test_file(text, "fuzz_test.toml");
+  if (!test) check_printable(test.error().to_string());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 8) {
+  switch (data[0] % 9) {
     case 0:
       snapshot(text);
       break;
@@ -135,6 +142,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case 6:
       ledger(text);
+      break;
+    case 8:
+      policy_test(text);
       break;
     default:
       serve_job(text);

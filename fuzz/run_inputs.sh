@@ -3,7 +3,7 @@
 #   fuzz/run_inputs.sh BUILD_DIR SECONDS
 # The first byte of an input picks the reader (0 snapshot, 1 inventory, 2 trace
 # CSV, 3 replay map, 4 Slurm map, 5 sacctmgr dump, 6 ledger, 7 a POST /jobs
-# body of allot serve). The committed seed
+# body of allot serve, 8 a policy test file). The committed seed
 # corpus is fuzz/corpus/inputs; the example files of the repository are added
 # with their reader's byte. The corpus grows in BUILD_DIR/fuzz-inputs-corpus.
 set -euo pipefail
@@ -38,6 +38,7 @@ for f in examples/workloads/*.toml; do seed 3 "$f"; done
 for f in examples/slurm/*.toml tests/slurm/data/*.toml; do [ -f "$f" ] && seed 4 "$f"; done
 for f in tests/golden/import/*.dump; do seed 5 "$f"; done
 for f in fuzz/corpus/serve/*.json; do seed 7 "$f"; done
+for f in policies/*_test.toml; do seed 8 "$f"; done
 
 echo "fuzz inputs: corpus $corpus, ${seconds}s"
 "$fuzzer" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \

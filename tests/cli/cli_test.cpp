@@ -176,3 +176,31 @@ TEST_CASE("allot check --format json, sarif and github print what their readers 
   CHECK(github.out.starts_with("::error file="));
   CHECK(github.out.find(",line=4,col=3,") != std::string::npos);
 }
+
+TEST_CASE("allot --version names the commit; allot help lists the commands; a misspelt command gets a suggestion",
+          "[cli]") {
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const Run version = capture(allot + " --version");
+  CHECK(version.exit_code == 0);
+  CHECK_THAT(version.out, Catch::Matches("allot [0-9]+\\.[0-9]+\\.[0-9]+ \\(([0-9a-f]{7,}[-a-z0-9]*|unknown)\\)\n"));
+  const Run help = capture(allot + " help");
+  CHECK(help.exit_code == 0);
+  for (const char* command : {"check", "fmt", "replay", "cycle", "explain", "shares", "test", "slurm", "serve"}) {
+    CHECK_THAT(help.out, Catch::Contains(std::string("  ") + command));
+  }
+  const Run misspelt = capture("(" + allot + " chek policies 2>&1)");
+  CHECK(misspelt.exit_code == 2);
+  CHECK_THAT(misspelt.out, Catch::Contains("allot: unknown command `chek`; did you mean `check`?"));
+}
+
+TEST_CASE("allot check and allot fmt --check on a folder without policies exit 2 and say so", "[cli]") {
+  const fs::path empty = fs::temp_directory_path() / ("allot-empty-" + std::to_string(getpid()));
+  fs::create_directories(empty);
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  for (const char* command : {" check ", " fmt --check "}) {
+    const Run run = capture("(" + allot + command + "'" + empty.string() + "' 2>&1)");
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.out, Catch::Contains("holds no policy files (*.allot)"));
+  }
+  fs::remove_all(empty);
+}

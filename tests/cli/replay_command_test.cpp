@@ -223,3 +223,29 @@ TEST_CASE("replay refuses a bad sweep list with exit 2, naming the option and th
   CHECK(huge.exit_code == 2);
   CHECK_THAT(huge.out, Catch::Contains("--scale-capacity: `2000` gives 160000 nodes (80 x 2000); at most 100000"));
 }
+
+TEST_CASE("replay --fail-on-gates exits 1 when a policy misses a gate; --hang replays hung jobs", "[cli][replay]") {
+  // Both bundled policies fail a gate of theirs on two days of `normal` (docs/OUTCOMES.md).
+  const auto plain = run_allot(seed_replay("--scenario normal"));
+  CHECK(plain.exit_code == 0);
+  CHECK_THAT(plain.out, Catch::Contains("FAIL"));
+  const auto gated = run_allot(seed_replay("--scenario normal --fail-on-gates"));
+  CHECK(gated.exit_code == 1);
+  CHECK(gated.out == plain.out);  // the same report; only the exit differs
+
+  const auto hung = run_allot(seed_replay("--scenario normal --hang 20 --json -"));
+  REQUIRE(hung.exit_code == 0);
+  const auto document = nlohmann::json::parse(hung.out);
+  CHECK(document["seed"] == 1);
+  const auto& all = document["workloads"][0]["results"][1]["all"];
+  CHECK(all["hung"]["jobs"].get<int>() > 0);
+  CHECK(all["hung"]["held_gpu_hours"].get<double>() > 0);
+  CHECK_THAT(document["workloads"][0]["description"].get<std::string>(), Catch::Contains("training jobs"));
+  // A trace draws nothing unless --hang asks: --seed alone is a usage error.
+  const auto seeded_trace =
+      run_allot("replay --now 2026-12-01 --policy " + source("policies/saas.allot") + " --cluster " +
+                    source("examples/clusters/saas-8gpu.toml") + " --trace x.csv" + " --map y.toml --seed 3",
+                true);
+  CHECK(seeded_trace.exit_code == 2);
+  CHECK_THAT(seeded_trace.out, Catch::Contains("a trace without --hang draws nothing"));
+}

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "allot/text.h"
+
 namespace allot::plot {
 
 // One line of a chart; a NaN y breaks the line.
@@ -77,7 +79,7 @@ std::string with_style(const std::string& chart);
 // has them (the dashboard's light and dark themes), fixed greys when not.
 const char* chart_style();
 
-// Text safe inside HTML or SVG.
-std::string escape_html(const std::string& text);
+// Text safe inside HTML or SVG (support/text.h).
+using support::escape_html;
 
 }  // namespace allot::plot

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <toml++/toml.h>
+
 #include "allot/cluster_state.h"
 #include "allot/expected.h"
 #include "allot/inventory.h"
@@ -56,6 +58,13 @@ Expected<Snapshot, SnapshotError> load_snapshot(const std::string& path, std::op
 // resolves a referenced inventory; `now` as for load_snapshot.
 Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const std::string& source_name,
                                                  std::optional<Seconds> now = std::nullopt);
+
+// Validates a snapshot written as a table of a larger TOML document (a policy
+// test's `[case.state]`, docs/TESTING.md): as parse_snapshot, with errors at
+// the document's lines and columns (fields named as in a snapshot file), and a
+// referenced inventory read relative to `source_name`'s folder.
+Expected<Snapshot, SnapshotError> read_snapshot_table(const toml::table& table, const std::string& source_name,
+                                                      std::optional<Seconds> now = std::nullopt);
 
 // The canonical text of a snapshot that will be written to `path` (a
 // referenced inventory is written relative to that file's folder). Loading it

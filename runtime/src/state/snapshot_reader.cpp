@@ -497,6 +497,11 @@ Expected<Snapshot, SnapshotError> parse_snapshot(std::string_view text, const st
   }
 }
 
+Expected<Snapshot, SnapshotError> read_snapshot_table(const toml::table& table, const std::string& source_name,
+                                                      std::optional<Seconds> now) {
+  return Reader(table, source_name, now).read();
+}
+
 Expected<JobRequest, SnapshotError> read_job_table(const toml::table& table, const std::string& source_name,
                                                    const std::string& name, Seconds now) {
   FieldReader fields(table, source_name, name);

@@ -38,6 +38,11 @@ std::string pad_left(std::string_view text, std::size_t width);
 // wherever they are is right. Every JSON writer passes its text through this.
 std::string json_without_controls(std::string dumped);
 
+// Text safe inside HTML, SVG or XML markup: `&`, `<`, `>` and `"` escaped, the
+// rest as it is (pass it through printable() first where control characters
+// must not remain, as XML 1.0 forbids them).
+std::string escape_html(std::string_view text);
+
 // From now on every byte written to std::cout and std::cerr goes through
 // printable() on its way out: the one printing path of the `allot` command,
 // which no text writer can bypass by accident. Call once, first thing in main().
