@@ -21,7 +21,7 @@ std::string summary(const CheckResult& result, std::size_t files) {
 int run_check(const CheckArguments& arguments) {
   CheckOptions options;
   options.max_exception_horizon_days = arguments.max_exception_days;
-  options.import_path.insert(options.import_path.end(), arguments.import_path.begin(), arguments.import_path.end());
+  options.import_path = import_path();
   options.allow_outside_imports = arguments.allow_outside_imports;
   if (!read_now(arguments.now, options.today)) return 2;
   std::vector<std::string> files;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "allot/compile.h"
 #include "allot/frontend.h"
 
 namespace allot::cli {
@@ -18,7 +19,6 @@ struct CheckArguments {
   std::string format = "text";
   bool deny_warnings = false;
   int max_exception_days = 90;
-  std::vector<std::string> import_path;  // searched after the built-in one
   bool allow_outside_imports = false;
 };
 int run_check(const CheckArguments& arguments);
@@ -156,6 +156,14 @@ int run_serve(const ServeArguments& arguments);
 // folder holds no `*.allot` file, a subfolder cannot be read, or a `*.allot` symlink in a folder leads anywhere
 // but to a regular `.allot` file inside that folder (docs/SECURITY.md).
 bool expand_paths(const std::vector<std::string>& paths, std::vector<std::string>& files);
+
+// Where every command looks up a policy's imports, after the importing
+// file's own folder: the `-I` folders in order, then ALLOT_PATH's
+// (colon-separated), then the stdlib. main() sets the `-I` folders once.
+void set_import_folders(std::vector<std::string> folders);
+std::vector<std::string> import_path();
+// How a command compiles: `engine` ("jit" or "interp") and import_path().
+CompileOptions compile_options(const std::string& engine);
 
 // "allot 0.1.0 (3f2a9c1d0b7e)": the version and the commit it was built from
 // (`git describe` at the last configure; "unknown" outside a git checkout).

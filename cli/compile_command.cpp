@@ -36,8 +36,7 @@ std::string summary(const CompiledPolicy& policy) {
 }  // namespace
 
 int run_compile(const CompileArguments& arguments) {
-  CompileOptions options;
-  options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
+  CompileOptions options = compile_options(arguments.engine);
   if (!read_now(arguments.now, options.check.today)) return 2;
   if (!arguments.emit.empty()) {
     EmitResult result = emit_policy(arguments.path, arguments.emit, options);

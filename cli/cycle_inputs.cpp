@@ -32,8 +32,7 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
   }
   auto snapshot = runtime::load_snapshot(state_path, override_now);
   if (!snapshot) return fail(code, snapshot.error().unreadable ? 2 : 1, snapshot.error().to_string());
-  CompileOptions options;
-  options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;
+  CompileOptions options = compile_options(engine);
   options.check.today = Date{static_cast<int>(snapshot->state.now / 86400)};
   CompileResult compiled = compile_policy_file(policy_path, options);
   colored_stderr(stderr_color()) << render_text(compiled.diagnostics, compiled.sources, {stderr_color()});

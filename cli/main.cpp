@@ -78,6 +78,14 @@ int main(int argc, char** argv) {
   allot::support::guard_standard_streams();
   CLI::App app{"allot: budget policies for shared GPU clusters"};
   app.require_subcommand(1);
+  // -I on any command, before or after its name: where every command looks up imports.
+  app.fallthrough();
+  std::vector<std::string> import_folders;
+  app.add_option("-I,--import-path", import_folders,
+                 "A folder imports are looked up in, after the importing file's own (repeatable; then ALLOT_PATH's, "
+                 "then the stdlib)")
+      ->allow_extra_args(false)  // one folder each time: `-I DIR FILE` leaves FILE to the command
+      ->check(kPath);
   app.set_version_flag("--version", allot::cli::version_text(), "Print the version and the commit it was built from");
   auto* help_command = app.add_subcommand("help", "Print this help");
 
@@ -94,10 +102,6 @@ int main(int argc, char** argv) {
       ->add_option("--max-exception-days", check.max_exception_days,
                    "Longest an exception may run past today (default 90)")
       ->check(bounded(1, 36600));
-  check_command
-      ->add_option("--import-path", check.import_path,
-                   "Another folder imports are looked up in (repeatable; after the importing file's folder)")
-      ->check(kPath);
   check_command->add_flag("--allow-outside-imports", check.allow_outside_imports,
                           "Allow absolute imports and files outside the policy's folder and the import path");
 
@@ -347,6 +351,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? 0 : 2;
   }
+  allot::cli::set_import_folders(import_folders);
   if (help_command->parsed()) {
     // The whole command's help, not the `help` subcommand's own (App::help picks the parsed one).
     std::cout << app.get_formatter()->make_help(&app, "allot", CLI::AppFormatMode::Normal);

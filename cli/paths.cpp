@@ -15,6 +15,38 @@
 #include "commands.h"
 
 namespace allot::cli {
+namespace {
+
+// The `-I` folders of this run of `allot` (set_import_folders).
+std::vector<std::string>& import_folders() {
+  static std::vector<std::string> folders;
+  return folders;
+}
+
+}  // namespace
+
+void set_import_folders(std::vector<std::string> folders) { import_folders() = std::move(folders); }
+
+std::vector<std::string> import_path() {
+  std::vector<std::string> path = import_folders();
+  if (const char* variable = std::getenv("ALLOT_PATH")) {
+    const std::string_view folders(variable);
+    for (std::size_t begin = 0; begin <= folders.size();) {
+      const std::size_t end = std::min(folders.find(':', begin), folders.size());
+      if (end > begin) path.emplace_back(folders.substr(begin, end - begin));  // an empty entry means nothing
+      begin = end + 1;
+    }
+  }
+  for (std::string& folder : default_import_path()) path.push_back(std::move(folder));
+  return path;
+}
+
+CompileOptions compile_options(const std::string& engine) {
+  CompileOptions options;
+  options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;
+  options.check.import_path = import_path();
+  return options;
+}
 
 bool read_now(const std::string& now, std::optional<Date>& today) {
   if (now.empty()) return true;

@@ -49,8 +49,7 @@ std::pair<std::string, std::string> split_policy(const std::string& argument) {
 // Every file read (the policies and their imports) is added to `files`.
 std::optional<std::vector<ReplayPolicy>> compile_policies(const ReplayArguments& arguments, CommandFiles& files,
                                                           int& code) {
-  CompileOptions options;
-  options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
+  CompileOptions options = compile_options(arguments.engine);
   if (!arguments.now.empty()) options.check.today = parse_date(arguments.now);
   std::vector<ReplayPolicy> policies;
   for (const std::string& argument : arguments.policies) {

@@ -146,8 +146,7 @@ int run_serve(const ServeArguments& given) {
       return 2;
     }
   }
-  CompileOptions options;
-  options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
+  CompileOptions options = compile_options(arguments.engine);
   const runtime::Seconds demo_start = simulator::kDefaultStart;
   if (arguments.demo && arguments.now.empty()) {
     options.check.today = Date{static_cast<int>(demo_start / 86400)};  // the scenario's week

@@ -535,8 +535,7 @@ int emit_job_submit(const SlurmArguments& arguments, const slurm::JobMap& map, c
 }  // namespace
 
 int run_slurm(const SlurmArguments& arguments) {
-  CompileOptions options;
-  options.engine = arguments.engine == "interp" ? Engine::interpreter : Engine::jit;
+  CompileOptions options = compile_options(arguments.engine);
   if (!read_now(arguments.now, options.check.today)) return 2;
   const std::optional<Date> today = options.check.today;
   // A review date or an exception's expiry that passes never stops the

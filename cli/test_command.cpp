@@ -32,8 +32,7 @@ policytest::FileResult run_file(const std::string& path, const TestArguments& ar
     return result;
   }
   result.policy = test->policy;
-  CompileOptions options;
-  options.engine = arguments.engine == "jit" ? Engine::jit : Engine::interpreter;
+  CompileOptions options = compile_options(arguments.engine);
   options.check.today = day_of(*test, now);
   CompileResult compiled = compile_policy_file(test->policy, options);
   if (!compiled.policy) {

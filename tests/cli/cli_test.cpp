@@ -204,3 +204,32 @@ TEST_CASE("allot check and allot fmt --check on a folder without policies exit 2
   }
   fs::remove_all(empty);
 }
+
+TEST_CASE("every command finds imports through -I and ALLOT_PATH, as allot check does", "[cli]") {
+  const fs::path root = fs::temp_directory_path() / ("allot-import-path-" + std::to_string(getpid()));
+  fs::create_directories(root / "policies");
+  fs::create_directories(root / "shared" / "team");
+  std::ofstream(root / "shared" / "team" / "boost.allot") << "fn team_boost(j: job): number = j.wait / 1h\n";
+  std::ifstream source(std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot");
+  std::stringstream text;
+  text << source.rdbuf();
+  std::string policy = text.str();
+  const std::string anchor = "import \"stdlib/waiting.allot\"\n";
+  policy.insert(policy.find(anchor) + anchor.size(), "import \"team/boost.allot\"\n");
+  std::ofstream(root / "policies" / "site.allot") << policy;
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const std::string file = "'" + (root / "policies" / "site.allot").string() + "'";
+  const std::string shared = "'" + (root / "shared").string() + "'";
+  const std::string state = std::string("'") + ALLOT_SOURCE_DIR + "/examples/states/saas-wednesday.toml'";
+  // Without the folder every command refuses the import; with it, each one reads the policy.
+  CHECK(capture(allot + " check --now 2026-12-01 " + file).exit_code == 1);
+  CHECK(capture(allot + " compile --engine interp --now 2026-12-01 " + file).exit_code == 1);
+  CHECK(capture(allot + " check --now 2026-12-01 -I " + shared + " " + file).exit_code == 0);
+  CHECK(capture(allot + " -I " + shared + " compile --engine interp --now 2026-12-01 " + file).exit_code == 0);
+  CHECK(capture(allot + " cycle --engine interp --policy " + file + " --state " + state + " -I " + shared).exit_code ==
+        0);
+  CHECK(capture("ALLOT_PATH=/nonexistent:" + shared + " " + allot + " shares --engine interp --policy " + file +
+                " --state " + state)
+            .exit_code == 0);
+  fs::remove_all(root);
+}
