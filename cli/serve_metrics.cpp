@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "allot/contracts.h"
 #include "allot/share_report.h"
 
 namespace allot::cli {
@@ -108,10 +107,6 @@ void ServeMetrics::cycle_done(const service::CycleReport& report, const service:
     pending_.with({key.first, key.second}).set(pending.count(key) ? pending.at(key) : 0);
     running_.with({key.first, key.second}).set(running.count(key) ? running.at(key) : 0);
   }
-  std::map<std::string, int> stalled;  // by program
-  for (const runtime::RunningJob& job : view.state.running) {
-    if (runtime::stalled_since(job, view.at)) ++stalled[program_of(job.request.account)];
-  }
   const runtime::ShareReport shares = runtime::share_report(*view.policy, view.state);
   for (const runtime::ShareRow& row : shares.rows) {
     if (row.depth != 1) continue;  // programs (a leaf program shows as a user of the root, as sshare shows it)
@@ -121,7 +116,7 @@ void ServeMetrics::cycle_done(const service::CycleReport& report, const service:
     delivered_.with({row.path}).set(row.delivered.value_or(0));
     debt_.with({row.path}).set(row.debt);
     without_progress_.with({row.path}).set(row.without_progress.value_or(0));
-    stalled_.with({row.path}).set(stalled.count(row.path) ? stalled.at(row.path) : 0);
+    stalled_.with({row.path}).set(row.stalled_jobs.value_or(0));  // counted by the share report, at the view's now
   }
 }
 

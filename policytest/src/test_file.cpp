@@ -159,8 +159,8 @@ class FileReader {
     if (auto problem = read_tables(table, prefix, "explain", [&](FieldReader& item, const toml::table&) {
           item.reject_unknown_keys({"job", "contains", "not_contains"});
           ExplainExpectation one{item.text("job"), {}, {}, item.line()};
-          if (item.has("contains")) one.contains = texts(item, "contains");
-          if (item.has("not_contains")) one.not_contains = texts(item, "not_contains");
+          if (item.has("contains")) one.contains = item.text_or_list("contains");
+          if (item.has("not_contains")) one.not_contains = item.text_or_list("not_contains");
           if (!item.error() && one.contains.empty() && one.not_contains.empty())
             item.fail("contains", "an explain expectation needs `contains` or `not_contains`");
           expect.explain.push_back(std::move(one));
@@ -178,9 +178,6 @@ class FileReader {
     }
     return expect;
   }
-
-  // Strings of `key`: one, or a list, each at most 1,000 bytes (a line of explain).
-  static std::vector<std::string> texts(FieldReader& item, std::string_view key) { return item.text_or_list(key); }
 
   // `[[case.expect.KEY]]` tables, each read by `read_one`; the first problem.
   template <class ReadOne>
