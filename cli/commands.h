@@ -83,11 +83,38 @@ struct ExplainArguments {
 };
 int run_explain(const ExplainArguments& arguments);
 
+struct DiffArguments {
+  std::string before, after;    // files, or git:REVISION:PATH
+  std::string state;            // rank this snapshot under both (optional)
+  std::string now;              // the day exceptions are judged on (default: the state's now)
+  std::string format = "text";  // text, markdown or json
+  std::string engine = "interp";
+  bool exit_code = false;  // exit 1 when the meaning changes, as `git diff --exit-code`
+  std::string replay;      // a scenario replayed under both (normal, burst, large, drain)
+  std::string cluster;     // the inventory the replay runs on
+  std::uint64_t seed = 1;
+  double load = 1.3;
+};
+int run_diff(const DiffArguments& arguments);
+
+struct EvalArguments {
+  std::string policy;
+  std::string state;
+  std::string job;  // a JSON or TOML file holding one job, or "-" (standard input)
+  std::string id;   // or a job already in the state
+  std::string now;
+  std::string engine = "jit";
+  bool json = false;
+};
+int run_eval(const EvalArguments& arguments);
+
 struct TestArguments {
-  std::vector<std::string> paths;  // test files, or folders searched for *_test.toml
-  std::string format = "text";     // text, json or junit
-  std::string now;                 // YYYY-MM-DD: the day review dates and expiries are judged on
-  std::string engine = "interp";   // interp or jit
+  std::vector<std::string> paths;   // test files, or folders searched for *_test.toml
+  std::string format = "text";      // text, json or junit
+  std::string now;                  // YYYY-MM-DD: the day review dates and expiries are judged on
+  std::string engine = "interp";    // interp or jit
+  bool coverage = false;            // report what the cases exercised (docs/TESTING.md "Coverage")
+  std::optional<double> threshold;  // fail below this percentage of items exercised (implies coverage)
 };
 int run_test(const TestArguments& arguments);
 

@@ -218,6 +218,39 @@ int main(int argc, char** argv) {
   shares_command->add_option("--format", shares.format, "Output: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  allot::cli::DiffArguments diff;
+  auto* diff_command =
+      app.add_subcommand("diff", "What a policy change means: shares, classes, exceptions, rank and the queue");
+  diff_command->add_option("old", diff.before, "The policy before: a file, or git:REVISION:PATH")->required();
+  diff_command->add_option("new", diff.after, "The policy after: a file, or git:REVISION:PATH")->required();
+  diff_command->add_option("--state", diff.state, "Also rank this snapshot under both (docs/STATE.md)")->check(kPath);
+  diff_command->add_option("--now", diff.now, "The day exceptions and reviews are judged on (default: the state's)");
+  diff_command->add_option("--format", diff.format, "Output: text (default), markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  diff_command->add_option("--engine", diff.engine, "What runs the policies: interp (default) or jit")
+      ->check(CLI::IsMember({"jit", "interp"}));
+  diff_command->add_flag("--exit-code", diff.exit_code, "Exit 1 when the meaning changes (as git diff --exit-code)");
+  diff_command
+      ->add_option("--replay", diff.replay,
+                   "Replay this scenario under both: who gains and who loses GPU-hours and wait")
+      ->check(CLI::IsMember({"normal", "burst", "large", "drain"}));
+  diff_command->add_option("--cluster", diff.cluster, "With --replay: the cluster inventory (TOML)")->check(kPath);
+  diff_command->add_option("--seed", diff.seed, "With --replay: the scenario's seed (default 1)");
+  diff_command->add_option("--load", diff.load, "With --replay: offered load, a multiple of capacity (default 1.3)")
+      ->check(CLI::Range(0.01, 100.0));
+
+  allot::cli::EvalArguments eval;
+  auto* eval_command = app.add_subcommand(
+      "eval", "One job's rank, term by term, and what `preempt` says for it, against a policy and a state");
+  eval_command->add_option("job", eval.job, "A JSON or TOML file holding one job as a snapshot's [[job]], or -");
+  eval_command->add_option("--id", eval.id, "Evaluate this job of the state instead");
+  eval_command->add_option("--policy", eval.policy, "The policy file")->check(kPath)->required();
+  eval_command->add_option("--state", eval.state, "The state snapshot (TOML, docs/STATE.md)")->check(kPath)->required();
+  eval_command->add_option("--now", eval.now, "Evaluate at this time instead (as for `allot cycle`)");
+  eval_command->add_option("--engine", eval.engine, "What runs the policy: jit (default) or interp")
+      ->check(CLI::IsMember({"jit", "interp"}));
+  eval_command->add_flag("--json", eval.json, "Print JSON instead of text");
+
   allot::cli::TestArguments test;
   auto* test_command =
       app.add_subcommand("test", "Run policy unit tests: the *_test.toml files given or below the folders given");
@@ -227,6 +260,10 @@ int main(int argc, char** argv) {
   test_command->add_option("--now", test.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
   test_command->add_option("--engine", test.engine, "What runs the policies: interp (default) or jit")
       ->check(CLI::IsMember({"jit", "interp"}));
+  test_command->add_flag("--coverage", test.coverage,
+                         "Report the rank terms, classes, exceptions and preempt operands the cases exercised");
+  test_command->add_option("--threshold", test.threshold, "With coverage: fail below this percentage exercised")
+      ->check(CLI::Range(0.0, 100.0));
 
   allot::cli::ImportSlurmArguments import_slurm;
   auto* import_command = app.add_subcommand("import", "Start a policy from another scheduler's configuration");
@@ -366,6 +403,8 @@ int main(int argc, char** argv) {
     }
     if (cycle_command->parsed()) return allot::cli::run_cycle_command(cycle);
     if (explain_command->parsed()) return allot::cli::run_explain(explain);
+    if (eval_command->parsed()) return allot::cli::run_eval(eval);
+    if (diff_command->parsed()) return allot::cli::run_diff(diff);
     if (slurm_command->parsed()) return allot::cli::run_slurm(slurm);
     if (serve_command->parsed()) return allot::cli::run_serve(serve);
     if (shares_command->parsed()) return allot::cli::run_shares(shares);

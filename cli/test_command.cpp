@@ -57,14 +57,22 @@ int run_test(const TestArguments& arguments) {
   std::vector<policytest::FileResult> results;
   bool unreadable = false;
   for (const std::string& file : *files) results.push_back(run_file(file, arguments, now, unreadable));
+  const bool coverage = arguments.coverage || arguments.threshold;
+  const std::vector<policytest::Coverage> exercised = policytest::coverage_of(results);
+  const std::vector<policytest::Coverage>* shown = coverage ? &exercised : nullptr;
   if (arguments.format == "json") {
-    std::cout << policytest::report_json(results);
+    std::cout << policytest::report_json(results, shown);
   } else if (arguments.format == "junit") {
     std::cout << policytest::report_junit(results);
   } else {
-    colored_stdout(use_color()) << policytest::report_text(results, use_color());
+    colored_stdout(use_color()) << policytest::report_text(results, use_color(), shown);
   }
   if (unreadable) return 2;
+  const double percent = policytest::coverage_percent(exercised);
+  if (arguments.threshold && percent < *arguments.threshold) {
+    std::cerr << fmt::format("allot: coverage {:.1f}% is below --threshold {:g}%\n", percent, *arguments.threshold);
+    return 1;
+  }
   return policytest::summarize(results).failed > 0 ? 1 : 0;
 }
 

@@ -21,6 +21,23 @@ int failures_of(const FileResult& file) {
   return failed;
 }
 
+// --coverage's section: a line per policy, then what it left unexercised.
+std::string coverage_text(const std::vector<Coverage>& coverage) {
+  std::string out;
+  for (const Coverage& one : coverage) {
+    const std::size_t exercised = one.exercised(), items = one.items.size();
+    out += fmt::format("coverage of {}: {} of {} items exercised ({:.0f}%)\n", one.policy, exercised, items,
+                       items == 0 ? 100.0 : 100.0 * static_cast<double>(exercised) / static_cast<double>(items));
+    for (const CoverageItem& item : one.items) {
+      if (item.exercised) continue;
+      out +=
+          fmt::format("  {} `{}`{} {}\n", item.kind, item.name, item.at.empty() ? "" : " at " + item.at, item.missing);
+    }
+  }
+  if (coverage.size() > 1) out += fmt::format("coverage: {:.0f}% of all items\n", coverage_percent(coverage));
+  return out;
+}
+
 }  // namespace
 
 Summary summarize(const std::vector<FileResult>& results) {
@@ -36,7 +53,7 @@ Summary summarize(const std::vector<FileResult>& results) {
   return summary;
 }
 
-std::string report_text(const std::vector<FileResult>& results, bool color) {
+std::string report_text(const std::vector<FileResult>& results, bool color, const std::vector<Coverage>* coverage) {
   const auto paint = [&](const char* code, std::string_view text) {
     return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : std::string(text);
   };
@@ -59,11 +76,12 @@ std::string report_text(const std::vector<FileResult>& results, bool color) {
   const Summary summary = summarize(results);
   out += fmt::format("{} case{} in {} file{}: {} passed, {} failed\n", summary.cases, summary.cases == 1 ? "" : "s",
                      summary.files, summary.files == 1 ? "" : "s", summary.passed, summary.failed);
+  if (coverage) out += coverage_text(*coverage);
   // Names and messages come from the files: none reaches a terminal raw.
   return support::printable(out);
 }
 
-std::string report_json(const std::vector<FileResult>& results) {
+std::string report_json(const std::vector<FileResult>& results, const std::vector<Coverage>* coverage) {
   using Json = nlohmann::ordered_json;
   Json files = Json::array();
   for (const FileResult& file : results) {
@@ -81,11 +99,27 @@ std::string report_json(const std::vector<FileResult>& results) {
                      {"cases", cases}});
   }
   const Summary summary = summarize(results);
-  const Json document{{"schema", "allot.test/1"},
-                      {"files", files},
-                      {"cases", summary.cases},
-                      {"passed", summary.passed},
-                      {"failed", summary.failed}};
+  Json document{{"schema", "allot.test/1"},
+                {"files", files},
+                {"cases", summary.cases},
+                {"passed", summary.passed},
+                {"failed", summary.failed}};
+  if (coverage) {
+    Json policies = Json::array();
+    for (const Coverage& one : *coverage) {
+      Json items = Json::array();
+      for (const CoverageItem& item : one.items) {
+        items.push_back({{"kind", item.kind},
+                         {"name", item.name},
+                         {"at", item.at.empty() ? Json(nullptr) : Json(item.at)},
+                         {"exercised", item.exercised},
+                         {"missing", item.missing.empty() ? Json(nullptr) : Json(item.missing)}});
+      }
+      policies.push_back(
+          {{"policy", one.policy}, {"items", one.items.size()}, {"exercised", one.exercised()}, {"details", items}});
+    }
+    document["coverage"] = {{"percent", coverage_percent(*coverage)}, {"policies", policies}};
+  }
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

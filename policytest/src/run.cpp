@@ -240,12 +240,44 @@ class CaseRun {
   std::vector<Failure> failures_;
 };
 
+// An empty record of what the cases exercise of `policy`.
+Exercised nothing_exercised(const CompiledPolicy& policy) {
+  Exercised exercised;
+  exercised.rank_terms = policy.rank_terms();
+  exercised.preempt_operands = policy.preempt_operands();
+  for (const ClassInfo& info : policy.tables().classes) exercised.classes.push_back(info.name);
+  for (const ExceptionInfo& info : policy.tables().exceptions) exercised.exceptions.push_back(info.name);
+  exercised.class_seen.assign(exercised.classes.size(), false);
+  exercised.in_force.assign(exercised.exceptions.size(), false);
+  exercised.out_of_force.assign(exercised.exceptions.size(), false);
+  return exercised;
+}
+
+// Adds what one case's state exercises.
+void exercise(Exercised& exercised, const runtime::ClusterState& state, const CompiledPolicy& policy) {
+  runtime::exercise_policy(state, policy, exercised.values);
+  const auto seen = [&](const std::string& job_class) {
+    const auto it = std::find(exercised.classes.begin(), exercised.classes.end(), job_class);
+    if (it != exercised.classes.end())
+      exercised.class_seen[static_cast<std::size_t>(it - exercised.classes.begin())] = true;
+  };
+  for (const runtime::JobRequest& job : state.pending) seen(job.job_class);
+  for (const runtime::RunningJob& job : state.running) seen(job.request.job_class);
+  const auto& exceptions = policy.tables().exceptions;
+  for (std::size_t i = 0; i < exceptions.size(); ++i) {
+    const double now = static_cast<double>(state.now);
+    const bool in_force = exceptions[i].starts <= now && now < exceptions[i].expires;
+    (in_force ? exercised.in_force : exercised.out_of_force)[i] = true;
+  }
+}
+
 }  // namespace
 
 FileResult run_test_file(const TestFile& file, const CompiledPolicy& policy) {
   FileResult result;
   result.file = file.file;
   result.policy = file.policy;
+  result.exercised = nothing_exercised(policy);
   for (const TestCase& test : file.cases) {
     // A misspelt account in the state's [usage] would count as 0 and pass by accident.
     if (auto unknown = runtime::check_snapshot_accounts(test.state, policy.tables())) {
@@ -254,6 +286,7 @@ FileResult run_test_file(const TestFile& file, const CompiledPolicy& policy) {
     }
     CaseRun run(test, policy);
     result.cases.push_back(CaseResult{test.name, test.line, run.check()});
+    exercise(*result.exercised, test.state.state, policy);
   }
   return result;
 }

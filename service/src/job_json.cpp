@@ -16,62 +16,9 @@ namespace allot::service {
 namespace {
 
 constexpr std::array<const char*, 4> kLabels = {"none", "low", "medium", "high"};
-constexpr std::array<std::string_view, 3> kTimeKeys = {"submitted", "queued", "deadline"};
-
-bool is_time_key(std::string_view key) {
-  for (std::string_view time : kTimeKeys) {
-    if (key == time) return true;
-  }
-  return false;
-}
 
 ApiError bad_field(std::string field, std::string message) {
   return ApiError{400, std::move(message), std::move(field), ""};
-}
-
-// One JSON value as the TOML value the snapshot reader expects.
-Expected<std::optional<toml::node*>, ApiError> add_value(toml::table& table, const std::string& key,
-                                                         const nlohmann::json& value) {
-  using Result = std::optional<toml::node*>;
-  if (value.is_null()) return Result{};  // as if absent
-  if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    if (is_time_key(key)) {
-      const auto seconds = support::parse_timestamp(text);
-      if (!seconds) {
-        return unexpected(bad_field(key, fmt::format("`{}` must be an RFC 3339 time such as 2026-12-02T08:50:00Z, "
-                                                     "a date or epoch seconds",
-                                                     key)));
-      }
-      table.insert_or_assign(key, *seconds);
-    } else {
-      table.insert_or_assign(key, text);
-    }
-    return Result{};
-  }
-  if (value.is_boolean()) {
-    table.insert_or_assign(key, value.get<bool>());
-  } else if (value.is_number_integer()) {
-    if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
-      return unexpected(bad_field(key, fmt::format("`{}` is out of range", key)));
-    }
-    table.insert_or_assign(key, value.get<std::int64_t>());
-  } else if (value.is_number_float()) {
-    table.insert_or_assign(key, value.get<double>());
-  } else if (value.is_array()) {
-    toml::array array;
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      if (!value[i].is_string()) {
-        return unexpected(bad_field(fmt::format("{}[{}]", key, i), fmt::format("`{}` must list strings", key)));
-      }
-      array.push_back(value[i].get<std::string>());
-    }
-    table.insert_or_assign(key, std::move(array));
-  } else {
-    return unexpected(
-        bad_field(key, fmt::format("`{}` must be a string, number, boolean or list, not an object", key)));
-  }
-  return Result{};
 }
 
 // The located snapshot error as an API error: its field without the table's prefix.
@@ -85,11 +32,9 @@ ApiError api_error(const runtime::SnapshotError& error) {
 }  // namespace
 
 Expected<runtime::JobRequest, ApiError> job_from_json(const nlohmann::json& body, Seconds now) {
-  if (!body.is_object()) return unexpected(bad_field("", "a job must be a JSON object"));
-  toml::table table;
-  for (const auto& [key, value] : body.items()) {
-    if (auto added = add_value(table, key, value); !added) return unexpected(added.error());
-  }
+  auto read = runtime::job_table_from_json(body, "request");
+  if (!read) return unexpected(bad_field(read.error().field, read.error().message));
+  toml::table table = std::move(*read);
   if (!table.contains("submitted")) table.insert("submitted", now);
   // The reader requires an id; the service assigns one when there is none.
   const bool assign_id =

@@ -34,8 +34,7 @@ std::string cycle_arguments(const Example& example) {
          source(std::string("examples/states/") + example.state + ".toml");
 }
 
-const std::string kWednesday =
-    "--policy " + source("policies/saas.allot") + " --state " + source("examples/states/saas-wednesday.toml");
+const std::string kWednesday = allot_cli_test::saas_wednesday();
 
 }  // namespace
 

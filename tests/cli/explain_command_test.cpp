@@ -12,8 +12,7 @@ using allot_cli_test::source;
 
 namespace {
 
-const std::string kWednesday =
-    "--policy " + source("policies/saas.allot") + " --state " + source("examples/states/saas-wednesday.toml");
+const std::string kWednesday = allot_cli_test::saas_wednesday();
 
 }  // namespace
 

@@ -230,7 +230,7 @@ std::vector<Probe> probes() {
       {"a rank of +inf explained",
        "explain a --policy {dir}/inf.allot --state {dir}/state.toml",
        0,
-       {"in the queue, rank not finite (+inf).", "Rank not finite (+inf) from:"}},
+       {"in the queue, rank not finite (+inf).", "Rank not finite (+inf), the sum of 2 terms of `rank` ("}},
       {"a rank of +inf explained as JSON",
        "explain a --json --policy {dir}/inf.allot --state {dir}/state.toml",
        0,

@@ -37,6 +37,11 @@ inline std::string source(const std::string& relative) {
   return "'" + std::string(ALLOT_SOURCE_DIR) + "/" + relative + "'";
 }
 
+// `--policy policies/saas.allot --state examples/states/saas-wednesday.toml`: the seed's Wednesday morning.
+inline std::string saas_wednesday() {
+  return "--policy " + source("policies/saas.allot") + " --state " + source("examples/states/saas-wednesday.toml");
+}
+
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream stream(path, std::ios::binary);
   std::ostringstream contents;

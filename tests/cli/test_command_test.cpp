@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,12 +24,6 @@ std::string wednesday_test(const std::string& expect) {
   return "policy = \"" + std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot\"\n\n[[case]]\nname = \"wednesday\"\n" +
          "state = \"" + std::string(ALLOT_SOURCE_DIR) + "/examples/states/saas-wednesday.toml\"\n\n[case.expect]\n" +
          expect;
-}
-
-std::string write(const TempFolder& folder, const std::string& name, const std::string& text) {
-  const std::string path = folder.file(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
 }
 
 }  // namespace
@@ -70,7 +65,7 @@ TEST_CASE("a failing expectation says what the policy decided instead, at the ex
   };
   for (const auto& c : cases) {
     INFO(c.expect);
-    const auto run = run_allot("test " + write(folder, "saas_test.toml", wednesday_test(c.expect)), true);
+    const auto run = run_allot("test " + folder.write("saas_test.toml", wednesday_test(c.expect)), true);
     INFO(run.out);
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.out, Catch::Contains("FAIL "));
@@ -103,15 +98,14 @@ TEST_CASE("a broken test file is an error at its line and field, and exits non-z
   };
   for (const auto& c : cases) {
     INFO(c.text);
-    const auto run = run_allot("test " + write(folder, "saas_test.toml", c.text), true);
+    const auto run = run_allot("test " + folder.write("saas_test.toml", c.text), true);
     INFO(run.out);
     CHECK(run.exit_code != 0);
     CHECK_THAT(run.out, Catch::Contains("ERROR "));
     CHECK_THAT(run.out, Catch::Contains(c.says));
   }
   // What is not a test file is refused, not skipped; so is a folder without any.
-  const auto named =
-      run_allot("test " + write(folder, "saas.toml", wednesday_test("first = \"product-eval\"\n")), true);
+  const auto named = run_allot("test " + folder.write("saas.toml", wednesday_test("first = \"product-eval\"\n")), true);
   CHECK(named.exit_code == 2);
   CHECK_THAT(named.out, Catch::Contains("is not a test file: test files are named NAME_test.toml"));
   const TempFolder empty("allot-test-empty");
@@ -122,11 +116,10 @@ TEST_CASE("a broken test file is an error at its line and field, and exits non-z
 
 TEST_CASE("allot test reports as JSON and as JUnit XML a CI system reads", "[cli][test]") {
   const TempFolder folder("allot-test");
-  const std::string file =
-      write(folder, "saas_test.toml",
-            wednesday_test("first = \"product-eval\"\n\n[[case]]\nname = \"fails\"\nstate = \"" +
-                           std::string(ALLOT_SOURCE_DIR) + "/examples/states/saas-wednesday.toml\"\n" +
-                           "[case.expect]\nfirst = \"exploration/ana-44\"\n"));
+  const std::string file = folder.write(
+      "saas_test.toml", wednesday_test("first = \"product-eval\"\n\n[[case]]\nname = \"fails\"\nstate = \"" +
+                                       std::string(ALLOT_SOURCE_DIR) + "/examples/states/saas-wednesday.toml\"\n" +
+                                       "[case.expect]\nfirst = \"exploration/ana-44\"\n"));
   const auto json = run_allot("test --format json " + file);
   CHECK(json.exit_code == 1);
   const auto document = nlohmann::json::parse(json.out);
@@ -155,4 +148,49 @@ TEST_CASE("allot test reports as JSON and as JUnit XML a CI system reads", "[cli
   CHECK(pclose(pipe) == 0);
   REQUIRE(read);
   CHECK(std::string(line) == "2 1 2 1\n");
+}
+
+TEST_CASE("allot test --coverage names what no case exercised, and --threshold fails below it", "[cli][test]") {
+  const TempFolder folder("allot-test");
+  const std::string file = folder.write("saas_test.toml", wednesday_test("first = \"product-eval\"\n"));
+  const auto run = run_allot("test " + file + " --coverage", true);
+  INFO(run.out);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("coverage of " + std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot: "));
+  // One Wednesday morning: the crunch exception is in force in every case, so no case shows what it changes.
+  CHECK_THAT(run.out, Catch::Contains("  exception `release_crunch` was in force at every case's `now`, so no case "
+                                      "shows what it changes\n"));
+  const auto json = run_allot("test " + file + " --coverage --format json");
+  const auto document = nlohmann::json::parse(json.out);
+  REQUIRE(document["coverage"]["policies"].size() == 1);
+  const auto& policy = document["coverage"]["policies"][0];
+  std::map<std::string, int> kinds;
+  for (const auto& item : policy["details"]) {
+    ++kinds[item["kind"].get<std::string>()];
+    CHECK(item["exercised"].get<bool>() == item["missing"].is_null());
+    if (item["kind"] == "rank term" || item["kind"] == "preempt operand") {
+      CHECK_THAT(item["at"].get<std::string>(), Catch::Contains("saas.allot:"));
+    }
+  }
+  CHECK(kinds["rank term"] == 5);
+  CHECK(kinds["preempt operand"] == 2);
+  CHECK(kinds["exception"] == 1);
+  CHECK(policy["items"] == policy["details"].size());
+
+  const auto strict = run_allot("test " + file + " --threshold 100", true);
+  CHECK(strict.exit_code == 1);
+  CHECK_THAT(strict.out, Catch::Contains("is below --threshold 100%"));
+  CHECK(run_allot("test " + file + " --threshold 0").exit_code == 0);
+  CHECK(run_allot("test " + file + " --threshold 101").exit_code == 2);
+}
+
+TEST_CASE("the shipped policies' tests report their coverage", "[cli][test]") {
+  const auto run = run_allot("test " + source("policies") + " --coverage", true);
+  INFO(run.out);
+  CHECK(run.exit_code == 0);
+  for (const char* policy :
+       {"baseline_labels.allot", "large_org.allot", "large_org_labels.allot", "saas.allot", "slurm_site.allot"}) {
+    CHECK_THAT(run.out, Catch::Contains(std::string("/policies/") + policy + ": "));
+  }
+  CHECK_THAT(run.out, Catch::Contains("% of all items\n"));
 }

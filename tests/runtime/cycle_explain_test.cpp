@@ -104,6 +104,52 @@ TEST_CASE("a waiting job learns its place, why it waits and when it can run", "[
   CHECK_THAT(text, Catch::Contains("`release_crunch` grants it +10% from `exploration` until 2026-12-20"));
 }
 
+TEST_CASE("explain shows what each rank term contributed, as written, adding up to the rank", "[cycle][explain]") {
+  const auto policy = compile_file("policies/saas.allot");
+  const ClusterState state = example("saas-wednesday.toml");
+  const Explanation e = explained(state, *policy, "product-train-3");
+  std::vector<std::string> terms;
+  double sum = 0;
+  for (const RankContribution& contribution : e.contributions) {
+    terms.push_back(contribution.term.text);
+    sum += contribution.value;
+  }
+  CHECK(terms == std::vector<std::string>{"share", "2000 * share_gap(account, cluster)", "class_boost(job.class)",
+                                          "200 * deadline_urgency(job)", "capped_wait_hours(job, 48h)"});
+  REQUIRE(e.contributions.size() == 5);
+  CHECK(e.contributions[0].term.definition == "1000 * fair_tree(account)");
+  CHECK(e.contributions[0].value == 1000 * term(e, "account.fair_tree"));
+  CHECK(e.contributions[4].value == Approx(10.0 / 60));  // ten minutes waited, in hours
+  CHECK(sum == Approx(e.rank).epsilon(1e-12));
+  // Only the inputs a waiting job without a deadline has.
+  for (const RankTerm& input : e.terms) {
+    CHECK(input.name != "job.runtime");
+    CHECK(input.name != "job.deadline_slack");
+  }
+  const std::string text = explanation_text(e, state.inventory);
+  CHECK_THAT(text, Catch::Contains(", the sum of 5 terms of `rank` ("));
+  CHECK_THAT(text, Catch::Contains("  share = 1000 * fair_tree(account)  "));
+  CHECK_THAT(text, Catch::Contains("  job.class                 `train`\n"));
+  const auto json = nlohmann::json::parse(explanation_json(e, state.inventory));
+  REQUIRE(json["contributions"].size() == 5);
+  CHECK(json["contributions"][1]["term"] == "2000 * share_gap(account, cluster)");
+  CHECK(json["contributions"][0]["definition"] == "1000 * fair_tree(account)");
+}
+
+TEST_CASE("explain says how ties on rank are broken", "[cycle][explain]") {
+  const auto policy = compile_text(two_team_policy("1", "true"));
+  ClusterState state = one_full_node(kHour, 2 * kHour);
+  state.pending.push_back(job("early", "beta", "work", 4, kWednesday9 - 2 * kHour));
+  state.pending.push_back(job("late", "beta", "work", 4, kWednesday9 - kMinute));
+  const Explanation e = explained(state, *policy, "waiting");
+  REQUIRE(e.position);
+  CHECK(*e.position == 1);
+  CHECK(e.ties ==
+        "2 other waiting jobs have the same rank; ties go to the job submitted first, then to the smaller id, so 1 of "
+        "them is ahead of it");
+  CHECK_THAT(explanation_text(e, state.inventory), Catch::Contains("\nTies: 2 other waiting jobs"));
+}
+
 TEST_CASE("a job whose capacity is being freed starts when its victims stop", "[cycle][explain]") {
   const auto policy = compile_file("policies/saas.allot");
   const ClusterState state = example("saas-debug-saturated.toml");

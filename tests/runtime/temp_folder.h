@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -25,6 +26,13 @@ class TempFolder {
 
   // A path inside the folder.
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `text` to the file `name` inside the folder and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string path = file(name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
 
  private:
   std::filesystem::path path_;

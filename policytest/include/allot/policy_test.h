@@ -13,6 +13,7 @@
 
 #include "allot/date.h"
 #include "allot/expected.h"
+#include "allot/explain.h"
 #include "allot/located_error.h"
 #include "allot/policy.h"
 #include "allot/snapshot.h"
@@ -99,9 +100,19 @@ struct CaseResult {
   bool passed() const { return failures.empty(); }
 };
 
+// What a file's cases exercised of its policy (docs/TESTING.md "Coverage").
+struct Exercised {
+  std::vector<PolicyPart> rank_terms, preempt_operands;
+  runtime::PolicyExercise values;  // by rank_terms and preempt_operands
+  std::vector<std::string> classes, exceptions;
+  std::vector<bool> class_seen;              // a job of the class in some case's state
+  std::vector<bool> in_force, out_of_force;  // the exception at some case's `now`
+};
+
 struct FileResult {
   std::string file;
   std::string policy;
+  std::optional<Exercised> exercised;  // set when the cases ran
   // Set when the file could not be run at all (unreadable, invalid, its policy
   // does not compile): then `cases` is empty.
   std::optional<std::string> error;
@@ -113,6 +124,27 @@ struct FileResult {
 // state or the policy lacks is a failure that says so, with a suggestion.
 FileResult run_test_file(const TestFile& file, const CompiledPolicy& policy);
 
+// One item coverage counts: a rank term, a class, an exception or a preempt operand.
+struct CoverageItem {
+  std::string kind;  // "rank term", "class", "exception", "preempt operand"
+  std::string name;  // the term or operand as written, or the class's or exception's name
+  std::string at;    // "policies/saas.allot:97" for terms and operands; "" for the others
+  bool exercised = false;
+  std::string missing;  // when not exercised: what no case did ("was 0 for every ranked job")
+};
+
+// One policy's coverage over every file that tests it.
+struct Coverage {
+  std::string policy;
+  std::vector<CoverageItem> items;
+  std::size_t exercised() const;
+};
+
+// The coverage of each policy the results ran (files testing one policy merged), by policy path.
+std::vector<Coverage> coverage_of(const std::vector<FileResult>& results);
+// The percentage of all items exercised (100 when there are none).
+double coverage_percent(const std::vector<Coverage>& coverage);
+
 // Reports, deterministic for identical results.
 struct Summary {
   int files = 0;
@@ -121,8 +153,10 @@ struct Summary {
   int failed = 0;  // cases that failed, and files that could not run
 };
 Summary summarize(const std::vector<FileResult>& results);
-std::string report_text(const std::vector<FileResult>& results, bool color);
-std::string report_json(const std::vector<FileResult>& results);
+// `coverage`: what --coverage adds (nullptr: no coverage section).
+std::string report_text(const std::vector<FileResult>& results, bool color,
+                        const std::vector<Coverage>* coverage = nullptr);
+std::string report_json(const std::vector<FileResult>& results, const std::vector<Coverage>* coverage = nullptr);
 std::string report_junit(const std::vector<FileResult>& results);
 
 }  // namespace allot::policytest

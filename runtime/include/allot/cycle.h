@@ -76,6 +76,13 @@ struct RankTerm {
   double value = 0;
 };
 
+// One term of the policy's rank (CompiledPolicy::rank_terms) and what it added
+// to a job's rank, as `sprio` shows a priority's factors: explain and eval.
+struct RankContribution {
+  PolicyPart term;
+  double value = 0;
+};
+
 // One decision with the evidence behind it; also the audit record.
 struct Decision {
   DecisionKind kind = DecisionKind::skip;

@@ -10,6 +10,7 @@
 // share this code.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,7 +74,9 @@ struct Explanation {
   std::optional<std::size_t> position;
   std::size_t queue_length = 0;
   double rank = 0;
-  std::vector<RankTerm> terms;
+  std::vector<RankTerm> terms;                  // the inputs rank reads that the job has (a waiting job has no runtime)
+  std::vector<RankContribution> contributions;  // each rank term's part of its rank, in the order written
+  std::string ties;                             // how ties with jobs of the same rank go; "" when it has none
   std::optional<NextOpportunity> next;
 
   // A running job: what it holds, the promise it started under, and its preemption standing.
@@ -92,5 +95,50 @@ std::string explanation_text(const Explanation& explanation, const Inventory& in
 
 // For tools: indented JSON ending in "\n" (docs/AUDIT.md, "Explain document").
 std::string explanation_json(const Explanation& explanation, const Inventory& inventory);
+
+// What one state exercises of a policy's rank terms and preempt operands
+// (`allot test --coverage`, docs/TESTING.md "Coverage"): each term's values
+// over every rankable waiting job, and each operand's truth over the pairs the
+// cycle may ask `preempt` about (a running job offered as a victim: known
+// account, not stopping, past its protection, preemptible; and a waiting job of
+// another account), at most kMaxExercisedPairs of them per state.
+struct TermExercise {
+  std::size_t jobs = 0;  // ranked jobs seen
+  bool nonzero = false;
+  double lowest = 0, highest = 0;  // over the jobs seen (NaN apart)
+};
+struct OperandExercise {
+  std::size_t pairs = 0;
+  bool seen_true = false, seen_false = false;
+};
+struct PolicyExercise {
+  std::vector<TermExercise> terms;        // by CompiledPolicy::rank_terms()
+  std::vector<OperandExercise> operands;  // by CompiledPolicy::preempt_operands()
+};
+inline constexpr std::size_t kMaxExercisedPairs = 1'000'000;
+
+// Adds what `state` exercises of `policy` to `into` (sized on first use).
+void exercise_policy(const ClusterState& state, const CompiledPolicy& policy, PolicyExercise& into);
+
+// `preempt`'s verdict on one pair, operand by operand (`allot eval`).
+struct PreemptVerdict {
+  std::string victim, requester;  // job ids
+  bool accepted = false;          // `preempt` answered true
+  std::vector<bool> operands;     // by CompiledPolicy::preempt_operands()
+};
+
+// What `preempt` says about job `job_id` of `state`: a waiting job as the
+// requester, against every running job offered as a victim (as
+// exercise_policy counts them); a running job as the victim, against every
+// waiting job of another account, when it is offered at all (`not_offered`
+// says why not). At most `limit` pairs, victims or requesters in state order.
+struct PreemptVerdicts {
+  bool as_victim = false;
+  std::string not_offered;  // a running job never offered to `preempt` now: why; else ""
+  std::vector<PreemptVerdict> pairs;
+  std::size_t left_out = 0;  // pairs past `limit`
+};
+PreemptVerdicts preempt_verdicts(const ClusterState& state, const CompiledPolicy& policy, const std::string& job_id,
+                                 std::size_t limit = 1000);
 
 }  // namespace allot::runtime

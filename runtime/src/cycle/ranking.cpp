@@ -51,4 +51,14 @@ std::vector<RankTerm> rank_terms(const CompiledPolicy& policy, const JobColumns&
   return terms;
 }
 
+std::vector<RankContribution> rank_contributions(const CompiledPolicy& policy, const JobColumns& jobs, std::size_t row,
+                                                 const AccountColumns& accounts, const abi::ClusterView& cluster) {
+  const std::vector<PolicyPart>& terms = policy.rank_terms();
+  std::vector<double> values(terms.size());
+  if (!values.empty()) policy.rank_contributions(jobs.table(), row, accounts.table(), cluster, values.data());
+  std::vector<RankContribution> contributions;
+  for (std::size_t i = 0; i < terms.size(); ++i) contributions.push_back({terms[i], values[i]});
+  return contributions;
+}
+
 }  // namespace allot::runtime::cycle

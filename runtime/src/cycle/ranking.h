@@ -22,4 +22,9 @@ std::vector<std::size_t> rank_order(const std::vector<PendingJob>& pending, cons
 std::vector<RankTerm> rank_terms(const CompiledPolicy& policy, const JobColumns& jobs, std::size_t row,
                                  const AccountColumns& accounts, int account);
 
+// Each of the policy's rank terms with its part of row `row`'s rank (added in
+// order they give the rank, a NaN rank apart).
+std::vector<RankContribution> rank_contributions(const CompiledPolicy& policy, const JobColumns& jobs, std::size_t row,
+                                                 const AccountColumns& accounts, const abi::ClusterView& cluster);
+
 }  // namespace allot::runtime::cycle

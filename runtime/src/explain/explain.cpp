@@ -13,6 +13,7 @@
 #include "allot/nearest_name.h"
 #include "allot/text.h"
 #include "cycle/context.h"
+#include "cycle/ranking.h"
 #include "explain/parts.h"
 
 namespace allot::runtime {
@@ -82,17 +83,50 @@ std::string unknown_job(const ClusterState& state, const std::string& job_id) {
                      support::printable(suggestion));
 }
 
-void explain_waiting(Explanation& out, const ClusterState& state, const CompiledPolicy& policy,
-                     const CycleResult& result, const ExplainOptions& options) {
+// The inputs a waiting job has: none of a running job's (runtime, checkpoint,
+// progress), and no deadline slack without a deadline.
+std::vector<RankTerm> waiting_inputs(std::vector<RankTerm> terms, const JobRequest& job) {
+  std::erase_if(terms, [&](const RankTerm& term) {
+    return term.name == "job.runtime" || term.name == "job.since_checkpoint" || term.name == "job.stalled" ||
+           term.name == "job.since_progress" || (!job.deadline && term.name == "job.deadline_slack");
+  });
+  return terms;
+}
+
+// How the jobs of the same rank as the one at `position` are ordered, or "".
+std::string ties_of(const CycleResult& result, std::size_t position) {
+  const double rank = result.ranks[position];
+  std::size_t first = position, last = position;
+  while (first > 0 && result.ranks[first - 1] == rank) --first;
+  while (last + 1 < result.ranks.size() && result.ranks[last + 1] == rank) ++last;
+  if (first == last) return "";
+  const std::size_t others = last - first, ahead = position - first;
+  return fmt::format(
+      "{} other waiting job{} {} the same rank; ties go to the job submitted first, then to the smaller id, so {} of "
+      "them {} ahead of it",
+      others, others == 1 ? "" : "s", others == 1 ? "has" : "have", ahead, ahead == 1 ? "is" : "are");
+}
+
+void explain_waiting(Explanation& out, const cycle::CycleContext& context, const CycleResult& result,
+                     const ExplainOptions& options) {
   const auto it = std::find(result.ranked_job_ids.begin(), result.ranked_job_ids.end(), out.job_id);
   out.queue_length = result.ranked_job_ids.size();
   if (it != result.ranked_job_ids.end()) {
     const auto position = static_cast<std::size_t>(it - result.ranked_job_ids.begin());
     out.position = position;
     out.rank = result.ranks[position];
+    out.ties = ties_of(result, position);
   }
-  if (out.decision) out.terms = out.decision->terms;
-  out.next = explain::forecast_start(state, policy, result, out.job_id, options);
+  for (const cycle::PendingJob& job : context.jobs.pending) {
+    if (job.request->id != out.job_id) continue;
+    if (job.problem.empty()) {
+      out.contributions =
+          cycle::rank_contributions(context.policy, context.pending_table, job.row, context.accounts, context.cluster);
+    }
+    if (out.decision) out.terms = waiting_inputs(out.decision->terms, *job.request);
+    break;
+  }
+  out.next = explain::forecast_start(context.state, context.policy, result, out.job_id, options);
 }
 
 void explain_running(Explanation& out, const cycle::CycleContext& context, const CycleResult& result,
@@ -134,7 +168,7 @@ Expected<Explanation, std::string> explain_job(const ClusterState& state, const 
   if (out.running) {
     explain_running(out, context, result, static_cast<std::size_t>(running - state.running.begin()));
   } else {
-    explain_waiting(out, state, policy, result, options);
+    explain_waiting(out, context, result, options);
   }
   return out;
 }

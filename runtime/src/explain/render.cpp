@@ -2,6 +2,8 @@
 // docs/AUDIT.md "Explain document").
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "allot/audit_json.h"
 #include "allot/contracts.h"
 #include "allot/dates.h"
@@ -27,9 +29,15 @@ bool is_duration(const std::string& term) {
          term == "job.deadline_slack" || term == "job.since_progress";
 }
 
-// A rank term's value for a person; `job.class` (the class's index) as the job's class name.
+// An input's value for a person: `job.class` as the job's class name, `job.label` as the label's name.
 std::string term_value(const RankTerm& term, const std::string& job_class) {
-  if (term.name == "job.class" && !job_class.empty()) return fmt::format("{} (class `{}`)", term.value, job_class);
+  if (term.name == "job.class" && !job_class.empty()) return fmt::format("`{}`", job_class);
+  if (term.name == "job.label") {
+    constexpr const char* kLabels[] = {"none", "low", "medium", "high"};
+    if (term.value >= 0 && term.value <= 3 && term.value == static_cast<int>(term.value)) {
+      return kLabels[static_cast<int>(term.value)];
+    }
+  }
   if (is_duration(term.name) && term.value > 0 && term.value < 1e12) {
     return fmt::format("{:g} ({})", term.value, support::format_duration(static_cast<Seconds>(term.value)));
   }
@@ -62,6 +70,34 @@ void add_header(std::string& out, const Explanation& e, const Inventory& invento
                      support::format_timestamp(e.now));
 }
 
+// A rank term as a person reads it: `-x` or `-(a + b)` when it counts against
+// the rank, a `let`'s name with what it stands for.
+std::string term_label(const PolicyPart& term) {
+  std::string text = term.text;
+  if (term.negated) text = text.find(' ') == std::string::npos || text.front() == '(' ? "-" + text : "-(" + text + ")";
+  if (!term.definition.empty()) text += " = " + term.definition;
+  constexpr std::size_t kWidest = 64;
+  if (text.size() > kWidest) text = text.substr(0, kWidest - 3) + "...";
+  return text;
+}
+
+// Each rank term and its part of the rank, as `sprio` lists a priority's factors.
+void add_contributions(std::string& out, const Explanation& e) {
+  if (e.contributions.empty()) return;
+  const std::size_t count = e.contributions.size();
+  out += fmt::format("\nRank {}, the sum of {} term{} of `rank` ({}:{}):\n", audit::rank_text(e.rank), count,
+                     count == 1 ? "" : "s", e.contributions.front().term.file, e.contributions.front().term.line);
+  std::size_t width = 0;
+  std::vector<std::string> labels;
+  for (const RankContribution& contribution : e.contributions) {
+    labels.push_back(term_label(contribution.term));
+    width = std::max(width, labels.back().size());
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    out += fmt::format("  {:<{}}  {:>12}\n", labels[i], width, fmt::format("{:.6g}", e.contributions[i].value));
+  }
+}
+
 void add_waiting(std::string& out, const Explanation& e, const Inventory& inventory) {
   const bool starts = e.decision && e.decision->kind == DecisionKind::start;
   if (starts) {
@@ -81,8 +117,10 @@ void add_waiting(std::string& out, const Explanation& e, const Inventory& invent
                          e.next->cycles == 1 ? "" : "s");
     }
   }
+  add_contributions(out, e);
+  if (!e.ties.empty()) out += fmt::format("\nTies: {}.\n", e.ties);
   if (e.terms.empty()) return;
-  out += fmt::format("\nRank {} from:\n", audit::rank_text(e.rank));
+  out += "\nWhat it reads of the job and its account:\n";
   for (const RankTerm& term : e.terms) out += fmt::format("  {:<26}{}\n", term.name, term_value(term, e.job_class));
 }
 
@@ -219,6 +257,17 @@ std::string explanation_json(const Explanation& e, const Inventory& inventory) {
       e.position ? Json{{"position", *e.position}, {"length", e.queue_length}, {"rank", audit::rank_json(e.rank)}}
                  : Json(nullptr);
   document["terms"] = audit::terms_json(e.terms);
+  Json contributions = Json::array();
+  for (const RankContribution& contribution : e.contributions) {
+    const PolicyPart& term = contribution.term;
+    contributions.push_back(Json{{"term", term.text},
+                                 {"definition", term.definition.empty() ? Json(nullptr) : Json(term.definition)},
+                                 {"negated", term.negated},
+                                 {"at", fmt::format("{}:{}", term.file, term.line)},
+                                 {"value", audit::finite(contribution.value)}});
+  }
+  document["contributions"] = std::move(contributions);
+  document["ties"] = e.ties.empty() ? Json(nullptr) : Json(e.ties);
   document["next_opportunity"] = e.next ? next_json(*e.next, inventory) : Json(nullptr);
   document["running"] = e.run ? running_json(e, inventory) : Json(nullptr);
   document["preemption"] =

@@ -247,3 +247,83 @@ TEST_CASE("the printed IR is stable and readable", "[ir][print]") {
 }
 
 }  // namespace allot::ir_test
+
+namespace allot::ir_test {
+namespace {
+
+// A part as a test writes it: `-` in front for a negated term, `name = definition` for a let's name.
+std::string part_text(const ir::Part& part) {
+  std::string text = (part.info.negated ? "-" : "") + part.info.text;
+  if (!part.info.definition.empty()) text += " = " + part.info.definition;
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("rank's terms are the operands of its outermost + and -, inside its lets, as written", "[ir][lower][parts]") {
+  struct Case {
+    const char* rank;
+    std::vector<std::string> terms;
+  };
+  const Case cases[] = {
+      {"1000 * account.fair_tree", {"1000 * account.fair_tree"}},
+      {"job.gpus + 2 * job.nodes - job.restarts", {"job.gpus", "2 * job.nodes", "-job.restarts"}},
+      {"let share = 1000 * account.fair_tree in\n    share\n      + job.wait / 1h  // hours waited\n      + 3",
+       {"share = 1000 * account.fair_tree", "job.wait / 1h", "3"}},
+      {"job.gpus - (job.nodes + job.cpus)", {"job.gpus", "-(job.nodes + job.cpus)"}},
+      {"job.gpus + (job.nodes - job.cpus)", {"job.gpus", "(job.nodes - job.cpus)"}},
+      {"if job.gpus > 1 then job.gpus + 1 else 0", {"if job.gpus > 1 then job.gpus + 1 else 0"}},
+      {"let a = job.gpus in let b = a * 2 in a + b", {"a = job.gpus", "b = a * 2"}},
+      {"-job.gpus + job.nodes", {"-job.gpus", "job.nodes"}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.rank);
+    const auto policy = lower_source(policy_with(c.rank));
+    std::vector<std::string> terms;
+    for (const auto& part : policy.rank_terms) terms.push_back(part_text(part));
+    CHECK(terms == c.terms);
+    for (const auto& part : policy.rank_terms) CHECK(part.info.file == "case.allot");
+  }
+  // A term that folds to a constant says so: coverage does not count it.
+  const auto folded = lower_source(policy_with("job.gpus + 2 * 3 + min(1, 2)"));
+  REQUIRE(folded.rank_terms.size() == 3);
+  CHECK_FALSE(folded.rank_terms[0].info.constant);
+  CHECK(folded.rank_terms[1].info.constant);
+  CHECK(folded.rank_terms[2].info.constant);
+}
+
+TEST_CASE("preempt's operands are those of its outermost and, or or, on their lines", "[ir][lower][parts]") {
+  struct Case {
+    const char* preempt;
+    bool joined_by_or;
+    std::vector<std::string> operands;
+  };
+  const Case cases[] = {
+      {"victim.gpus > 1", false, {"victim.gpus > 1"}},
+      {"victim.gpus > 1 and victim.restarts < 3 and requester.gpus < 8",
+       false,
+       {"victim.gpus > 1", "victim.restarts < 3", "requester.gpus < 8"}},
+      {"victim.gpus > 1 or (victim.restarts < 3 and requester.gpus < 8)",
+       true,
+       {"victim.gpus > 1", "(victim.restarts < 3 and requester.gpus < 8)"}},
+      {"(victim.gpus > 1 and victim.restarts < 3) or requester.gpus < 8",
+       true,
+       {"(victim.gpus > 1 and victim.restarts < 3)", "requester.gpus < 8"}},
+      {"let big = victim.gpus > 4 in big\n      and requester.gpus < 8",
+       false,
+       {"big = victim.gpus > 4", "requester.gpus < 8"}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.preempt);
+    const auto policy = lower_source(policy_with("job.gpus", c.preempt));
+    std::vector<std::string> operands;
+    for (const auto& part : policy.preempt_operands) operands.push_back(part_text(part));
+    CHECK(operands == c.operands);
+    CHECK(policy.preempt_operands_or == c.joined_by_or);
+  }
+  const auto policy = lower_source(policy_with("job.gpus", "victim.gpus > 1\n      and requester.gpus < 8"));
+  REQUIRE(policy.preempt_operands.size() == 2);
+  CHECK(policy.preempt_operands[1].info.line == policy.preempt_operands[0].info.line + 1);
+}
+
+}  // namespace allot::ir_test

@@ -140,6 +140,20 @@ inline int program_of(const PolicyTables& tables, int account) {
   return account;
 }
 
+// A piece of `rank` or `preempt` that explain, eval and `allot test --coverage`
+// show on its own (docs/TESTING.md "Coverage"): a rank term is an operand of
+// rank's outermost `+` / `-` chain, inside any `let`; a preempt operand is one
+// of its outermost `and` / `or` chain. A rank that is not a sum is one term,
+// and a preempt that is neither an `and` nor an `or` one operand.
+struct PolicyPart {
+  std::string text;        // as written, on one line: `200 * deadline_urgency(job)`, `share`
+  std::string definition;  // a term that is a `let`'s name: the let's value as written; else ""
+  std::string file;
+  int line = 0;
+  bool negated = false;   // a rank term written after `-`: it counts against the rank
+  bool constant = false;  // its value is fixed (a literal, or folded to one): nothing a test can vary
+};
+
 // A loaded policy: its tables and its code. Owns the code (JIT memory is
 // released when the object is destroyed). Safe to call from many threads.
 class CompiledPolicy {
@@ -161,6 +175,23 @@ class CompiledPolicy {
   virtual bool preempt(const abi::JobTable& victims, std::size_t victim, const abi::JobTable& requesters,
                        std::size_t requester, const abi::AccountTable& accounts,
                        const abi::ClusterView& cluster) const = 0;
+
+  // rank's terms, in the order written. Both engines evaluate them with the
+  // reference interpreter: they explain a rank, they never make one.
+  virtual const std::vector<PolicyPart>& rank_terms() const = 0;
+  // Each term's contribution to job `job`'s rank (a negated term's negative),
+  // into out[0, rank_terms().size()): added in order they give rank() exactly,
+  // unless the rank is NaN (then rank() is 0).
+  virtual void rank_contributions(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
+                                  const abi::ClusterView& cluster, double* out) const = 0;
+  // preempt's operands (empty without a `preempt`), and each one's truth for
+  // `victim` and `requester` into out[0, preempt_operands().size()).
+  virtual const std::vector<PolicyPart>& preempt_operands() const = 0;
+  // Whether preempt_operands() are joined by `or` (false: `and`, or a single operand).
+  virtual bool preempt_operands_or() const = 0;
+  virtual void preempt_operand_values(const abi::JobTable& victims, std::size_t victim, const abi::JobTable& requesters,
+                                      std::size_t requester, const abi::AccountTable& accounts,
+                                      const abi::ClusterView& cluster, bool* out) const = 0;
 };
 
 }  // namespace allot

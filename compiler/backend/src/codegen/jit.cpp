@@ -12,6 +12,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "../ir/interpreter.h"
 #include "native_module.h"
 
 namespace allot::codegen {
@@ -118,10 +119,11 @@ struct EntryPoints {
   abi::PreemptFn preempt = nullptr;  // null when the policy has no preempt
 };
 
-class JitPolicy final : public CompiledPolicy {
+class JitPolicy final : public ir::PolicyWithParts {
  public:
   JitPolicy(const ir::LoweredPolicy& policy, JitEngine& engine, llvm::orc::JITDylib& dylib, EntryPoints entry)
-      : tables_(policy.tables),
+      : PolicyWithParts(policy),
+        tables_(policy.tables),
         source_hash_(policy.source_hash),
         job_fields_(policy.job_fields_read),
         account_fields_(policy.account_fields_read),

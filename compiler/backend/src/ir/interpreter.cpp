@@ -48,7 +48,36 @@ double evaluate(const Function& function, const EvaluationInputs& inputs, double
   return values[function.result];
 }
 
-InterpretedPolicy::InterpretedPolicy(LoweredPolicy policy) : policy_(std::move(policy)) {}
+PolicyWithParts::PolicyWithParts(const LoweredPolicy& policy) : preempt_or_(policy.preempt_operands_or) {
+  for (const Part& part : policy.rank_terms) {
+    rank_info_.push_back(part.info);
+    rank_functions_.push_back(part.function);
+  }
+  for (const Part& part : policy.preempt_operands) {
+    preempt_info_.push_back(part.info);
+    preempt_functions_.push_back(part.function);
+  }
+}
+
+void PolicyWithParts::rank_contributions(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
+                                         const abi::ClusterView& cluster, double* out) const {
+  const EvaluationInputs inputs{&jobs, job, nullptr, 0, &accounts, &cluster};
+  for (std::size_t i = 0; i < rank_functions_.size(); ++i) {
+    out[i] = evaluate(rank_functions_[i], inputs, scratch_for(rank_functions_[i]));
+  }
+}
+
+void PolicyWithParts::preempt_operand_values(const abi::JobTable& victims, std::size_t victim,
+                                             const abi::JobTable& requesters, std::size_t requester,
+                                             const abi::AccountTable& accounts, const abi::ClusterView& cluster,
+                                             bool* out) const {
+  const EvaluationInputs inputs{&victims, victim, &requesters, requester, &accounts, &cluster};
+  for (std::size_t i = 0; i < preempt_functions_.size(); ++i) {
+    out[i] = evaluate(preempt_functions_[i], inputs, scratch_for(preempt_functions_[i])) != 0;
+  }
+}
+
+InterpretedPolicy::InterpretedPolicy(LoweredPolicy policy) : PolicyWithParts(policy), policy_(std::move(policy)) {}
 
 double InterpretedPolicy::rank(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
                                const abi::ClusterView& cluster) const {

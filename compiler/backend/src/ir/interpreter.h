@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "ir.h"
 
@@ -24,9 +25,31 @@ struct EvaluationInputs {
 // function.nodes.size() doubles.
 double evaluate(const Function& function, const EvaluationInputs& inputs, double* scratch);
 
+// The base of both engines: rank's terms and preempt's operands
+// (CompiledPolicy::rank_terms and preempt_operands) evaluated by the
+// interpreter whichever engine runs the policy: they explain decisions and
+// measure test coverage, so they need no JIT.
+class PolicyWithParts : public CompiledPolicy {
+ public:
+  explicit PolicyWithParts(const LoweredPolicy& policy);
+  const std::vector<PolicyPart>& rank_terms() const final { return rank_info_; }
+  void rank_contributions(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
+                          const abi::ClusterView& cluster, double* out) const final;
+  const std::vector<PolicyPart>& preempt_operands() const final { return preempt_info_; }
+  bool preempt_operands_or() const final { return preempt_or_; }
+  void preempt_operand_values(const abi::JobTable& victims, std::size_t victim, const abi::JobTable& requesters,
+                              std::size_t requester, const abi::AccountTable& accounts, const abi::ClusterView& cluster,
+                              bool* out) const final;
+
+ private:
+  std::vector<PolicyPart> rank_info_, preempt_info_;
+  std::vector<Function> rank_functions_, preempt_functions_;
+  bool preempt_or_ = false;
+};
+
 // A policy evaluated by the interpreter: the engine `--engine interp` selects,
 // and the fallback when the JIT cannot start.
-class InterpretedPolicy final : public CompiledPolicy {
+class InterpretedPolicy final : public PolicyWithParts {
  public:
   explicit InterpretedPolicy(LoweredPolicy policy);
   const PolicyTables& tables() const override { return policy_.tables; }

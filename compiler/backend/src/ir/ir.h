@@ -97,11 +97,22 @@ struct Function {
   NodeId result = 0;
 };
 
-// A whole policy after lowering: its tables and its two entry points.
+// A piece of rank or preempt (policy.h's PolicyPart) lowered as a function of
+// its own, with the `let`s around it: a rank term's value (negated when written
+// after `-`), or a preempt operand's truth.
+struct Part {
+  PolicyPart info;
+  Function function;
+};
+
+// A whole policy after lowering: its tables, its two entry points, and their parts.
 struct LoweredPolicy {
   PolicyTables tables;
   Function rank;
   std::optional<Function> preempt;
+  std::vector<Part> rank_terms;
+  std::vector<Part> preempt_operands;
+  bool preempt_operands_or = false;
   std::string source_hash;
   std::vector<abi::JobField> job_fields_read;
   std::vector<abi::AccountField> account_fields_read;
