@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "allot/frontend.h"
-#include "commands.h"
+#include "lint.h"
 
 namespace allot::cli {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "allot/files.h"
 #include "allot/frontend.h"
-#include "commands.h"
+#include "lint.h"
 
 namespace allot::cli {
 namespace {

@@ -15,36 +15,15 @@
 
 #include "allot/nearest_name.h"
 #include "allot/text.h"
+#include "command_line.h"
 #include "commands.h"
 
 namespace {
 
-// A number from `low` to `high` (NaN and infinities refused), so no argument
-// can ask for unbounded time or memory.
-CLI::Validator bounded(double low, double high, bool above_low = false) {
-  return CLI::Validator(
-      [=](const std::string& text) -> std::string {
-        double value = 0;
-        try {
-          std::size_t used = 0;
-          value = std::stod(text, &used);
-          if (used != text.size()) return fmt::format("`{}` is not a number", text);
-        } catch (const std::exception&) {
-          return fmt::format("`{}` is not a number", text);
-        }
-        if (!std::isfinite(value) || value < low || value > high || (above_low && value == low))
-          return fmt::format("`{}` must be {} {} and at most {}", text, above_low ? "above" : "at least", low, high);
-        return "";
-      },
-      fmt::format("{} {}..{}", above_low ? "above" : "from", low, high));
-}
+using allot::cli::bounded;
+using allot::cli::kEmptyPath;
+using allot::cli::kPath;
 
-constexpr const char* kEmptyPath = "the path is empty (an unset shell variable?)";
-
-// A path option: an empty value (an unset shell variable, `--apply ''`) is a
-// usage error, never "not given" and never a file named "".
-const CLI::Validator kPath([](const std::string& text) -> std::string { return text.empty() ? kEmptyPath : ""; },
-                           "PATH");
 // replay's `--policy NAME=FILE` (or FILE): the file after `=` must not be empty either.
 const CLI::Validator kNamedPath([](const std::string& text)
                                     -> std::string { return text.empty() || text.back() == '=' ? kEmptyPath : ""; },
@@ -76,42 +55,9 @@ int main(int argc, char** argv) {
   // One printing path: nothing printed from here on reaches the terminal with a
   // raw control character, whatever the input put in it (docs/SECURITY.md).
   allot::support::guard_standard_streams();
-  CLI::App app{"allot: budget policies for shared GPU clusters"};
-  app.require_subcommand(1);
-  // -I on any command, before or after its name: where every command looks up imports.
-  app.fallthrough();
-  std::vector<std::string> import_folders;
-  app.add_option("-I,--import-path", import_folders,
-                 "A folder imports are looked up in, after the importing file's own (repeatable; then ALLOT_PATH's, "
-                 "then the stdlib)")
-      ->allow_extra_args(false)  // one folder each time: `-I DIR FILE` leaves FILE to the command
-      ->check(kPath);
-  app.set_version_flag("--version", allot::cli::version_text(), "Print the version and the commit it was built from");
-  auto* help_command = app.add_subcommand("help", "Print this help");
-
-  allot::cli::CheckArguments check;
-  auto* check_command = app.add_subcommand("check", "Validate policy files and report diagnostics");
-  check_command->add_option("paths", check.paths, "Policy files or folders (every *.allot below)")
-      ->check(kPath)
-      ->required();
-  check_command->add_option("--now", check.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
-  check_command->add_option("--format", check.format, "Output: text, json, sarif or github")
-      ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
-  check_command->add_flag("--deny-warnings", check.deny_warnings, "Exit 1 on warnings too");
-  check_command
-      ->add_option("--max-exception-days", check.max_exception_days,
-                   "Longest an exception may run past today (default 90)")
-      ->check(bounded(1, 36600));
-  check_command->add_flag("--allow-outside-imports", check.allow_outside_imports,
-                          "Allow absolute imports and files outside the policy's folder and the import path");
-
-  allot::cli::FmtArguments fmt;
-  auto* fmt_command = app.add_subcommand("fmt", "Print policy files in the canonical layout");
-  fmt_command->add_option("paths", fmt.paths, "Policy files or folders (every *.allot below); `-` reads standard input")
-      ->check(kPath)
-      ->required();
-  auto* check_flag = fmt_command->add_flag("--check", fmt.check, "Exit 1 and name the files that would change");
-  fmt_command->add_flag("--write", fmt.write, "Rewrite the files in place")->excludes(check_flag);
+  CLI::App app{"allot: budget policies for shared GPU clusters", "allot"};
+  allot::cli::LintCommands lint;
+  allot::cli::add_lint_commands(app, lint);
 
   allot::cli::CompileArguments compile;
   auto* compile_command = app.add_subcommand("compile", "Check a policy and build its code (or print its IR)");
@@ -372,30 +318,9 @@ int main(int argc, char** argv) {
   serve_command->add_option("--engine", serve.engine, "What runs the policy: jit (default) or interp")
       ->check(CLI::IsMember({"jit", "interp"}));
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    // `allot chek`: a misspelt command is named, with the nearest one.
-    std::vector<std::string> names;
-    for (const CLI::App* command : app.get_subcommands(std::function<bool(CLI::App*)>()))
-      names.push_back(command->get_name());
-    if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      const std::string near = allot::support::nearest_name(argv[1], names);
-      std::cerr << fmt::format("allot: unknown command `{}`{} (`allot help` lists the commands)\n", argv[1],
-                               near.empty() ? "" : fmt::format("; did you mean `{}`?", near));
-      return 2;
-    }
-    const int code = app.exit(error);
-    return code == 0 ? 0 : 2;
-  }
-  allot::cli::set_import_folders(import_folders);
-  if (help_command->parsed()) {
-    // The whole command's help, not the `help` subcommand's own (App::help picks the parsed one).
-    std::cout << app.get_formatter()->make_help(&app, "allot", CLI::AppFormatMode::Normal);
-    return 0;
-  }
+  if (const auto done = allot::cli::parse_command_line(app, lint, argc, argv)) return *done;
   const int code = [&] {
-    if (check_command->parsed()) return allot::cli::run_check(check);
+    if (const auto linted = allot::cli::run_lint_command(lint)) return *linted;
     if (compile_command->parsed()) return allot::cli::run_compile(compile);
     if (replay_command->parsed()) {
       replay.seed_given = seed_option->count() > 0;
@@ -409,8 +334,7 @@ int main(int argc, char** argv) {
     if (serve_command->parsed()) return allot::cli::run_serve(serve);
     if (shares_command->parsed()) return allot::cli::run_shares(shares);
     if (test_command->parsed()) return allot::cli::run_test(test);
-    if (import_slurm_command->parsed()) return allot::cli::run_import_slurm(import_slurm);
-    return allot::cli::run_fmt(fmt);
+    return allot::cli::run_import_slurm(import_slurm);
   }();
   // Output cut short (a full disk, /dev/full) is a failure, whatever the command found.
   return allot::cli::flush_stdout() ? code : 2;

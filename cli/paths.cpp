@@ -12,7 +12,7 @@
 #include "allot/duration.h"
 #include "allot/files.h"
 #include "allot/text.h"
-#include "commands.h"
+#include "lint.h"
 
 namespace allot::cli {
 namespace {
@@ -39,13 +39,6 @@ std::vector<std::string> import_path() {
   }
   for (std::string& folder : default_import_path()) path.push_back(std::move(folder));
   return path;
-}
-
-CompileOptions compile_options(const std::string& engine) {
-  CompileOptions options;
-  options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;
-  options.check.import_path = import_path();
-  return options;
 }
 
 bool read_now(const std::string& now, std::optional<Date>& today) {

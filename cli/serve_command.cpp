@@ -106,9 +106,11 @@ struct DemoFiles {
 };
 
 std::optional<std::string> make_demo_files(ServeArguments& arguments, DemoFiles& files) {
-  if (arguments.policy.empty()) arguments.policy = std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot";
-  if (arguments.cluster.empty())
-    arguments.cluster = std::string(ALLOT_SOURCE_DIR) + "/examples/clusters/saas-8gpu.toml";
+  // An installed binary's share/allot holds the policies and clusters too; a build tree's are the checkout's.
+  const auto installed = support::installed_data_folder();
+  const std::string data = installed ? installed->string() : std::string(ALLOT_SOURCE_DIR);
+  if (arguments.policy.empty()) arguments.policy = data + "/policies/saas.allot";
+  if (arguments.cluster.empty()) arguments.cluster = data + "/examples/clusters/saas-8gpu.toml";
   std::string pattern = (std::filesystem::temp_directory_path() / "allot-demo-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) return fmt::format("cannot make a folder for the demo: {}", pattern);
   files.folder = pattern;

@@ -1,7 +1,7 @@
 // `allot --version`: the version and the commit (cli/CMakeLists.txt defines both for this file alone).
 #include <fmt/format.h>
 
-#include "commands.h"
+#include "lint.h"
 
 namespace allot::cli {
 

@@ -17,6 +17,9 @@ packages=(
   sqlite3             # the ledger's backup and restore (docs/SLURM.md), tested on the sandbox
   chromium            # the dashboard's real-browser test (tests/browser), driven headless by playwright-core
   wrk                 # allot serve's load test (bench/serve_load.sh; a short run is a test)
+  git                 # allot --version's commit, and allot diff's git:REV:PATH sides (tests/cli/diff_command_test.cpp)
+  dpkg-dev binutils groff-base  # the .deb packages' Depends (dpkg-shlibdeps), readelf and man pages (tests/packaging)
+  python3 python3-yaml          # the TextMate grammar's test (tests/editors) and the CI examples' YAML
 )
 # Node.js and npm run that test's driver: Debian's `nodejs` and `npm` only where no
 # `node` / `npm` is on the PATH. A machine with another Node.js keeps it (nodesource's

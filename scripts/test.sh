@@ -33,7 +33,7 @@ ALLOT_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh build-asan -DALLOT_SANITIZ
 # here; the normal build below runs the full counts.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ALLOT_DIFFERENTIAL_STATES=10000 ALLOT_MUTATIONS=1000 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "slurm|large|browser"  # the real-Slurm, large-input and browser tests run once, below
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "slurm|large|browser|install"  # the real-Slurm, large-input, browser and install tests run once, below
 
 stage "hot swap and the service under ThreadSanitizer"
 # One executable and one tag: policies swapped while cycles run on other threads.

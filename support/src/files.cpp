@@ -212,4 +212,13 @@ Expected<std::filesystem::path, std::string> resolve_policy_file(const std::file
   return real;
 }
 
+std::optional<std::filesystem::path> installed_data_folder() {
+  std::error_code error;
+  const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error || executable.empty()) return std::nullopt;
+  const std::filesystem::path folder = executable.parent_path().parent_path() / "share" / "allot";
+  if (!std::filesystem::is_directory(folder / "stdlib", error)) return std::nullopt;
+  return folder;
+}
+
 }  // namespace allot::support

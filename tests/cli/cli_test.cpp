@@ -193,6 +193,27 @@ TEST_CASE("allot --version names the commit; allot help lists the commands; a mi
   CHECK_THAT(misspelt.out, Catch::Contains("allot: unknown command `chek`; did you mean `check`?"));
 }
 
+TEST_CASE("allot-lint checks and formats exactly as allot does, and has no other command", "[cli]") {
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const std::string lint = std::string("'") + ALLOT_LINT_BINARY + "'";
+  const std::string source = std::string("'") + ALLOT_SOURCE_DIR;
+  for (const std::string& arguments :
+       {" check --now 2026-12-01 " + source + "/policies'", " check --format json " + source + "/tests/golden/check'",
+        " fmt " + source + "/policies/saas.allot'",
+        " -I " + source + "/stdlib' check --now 2026-12-01 " + source + "/policies/large_org.allot'"}) {
+    INFO(arguments);
+    const Run full = capture("(" + allot + arguments + " 2>&1)");
+    const Run linted = capture("(" + lint + arguments + " 2>&1)");
+    CHECK(linted.exit_code == full.exit_code);
+    CHECK(linted.out == full.out);
+  }
+  const Run replay = capture("(" + lint + " replay --scenario normal 2>&1)");
+  CHECK(replay.exit_code == 2);
+  CHECK_THAT(replay.out, Catch::Contains("allot-lint: unknown command `replay`"));
+  const Run version = capture(lint + " --version");
+  CHECK_THAT(version.out, Catch::StartsWith("allot "));
+}
+
 TEST_CASE("allot check and allot fmt --check on a folder without policies exit 2 and say so", "[cli]") {
   const fs::path empty = fs::temp_directory_path() / ("allot-empty-" + std::to_string(getpid()));
   fs::create_directories(empty);

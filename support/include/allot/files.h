@@ -87,4 +87,11 @@ Expected<std::filesystem::path, std::string> resolve_policy_file(const std::file
 // The operating system's reason for `error_number`, as strerror gives it.
 std::string system_reason(int error_number);
 
+// Where an installed Allot keeps its data (the stdlib, the example policies
+// and clusters): `share/allot` beside the running executable's `bin/`
+// (`/usr/bin/allot` -> `/usr/share/allot`, a `dpkg -x` root or a `cmake
+// --install` prefix alike), when that folder holds `stdlib/`; nullopt for a
+// binary run from its build tree, which uses the source tree instead.
+std::optional<std::filesystem::path> installed_data_folder();
+
 }  // namespace allot::support

@@ -19,7 +19,8 @@ std::optional<Date> parse_date(const std::string& text);
 std::string format_date(Date date);
 
 // The folder holding Allot's standard library (stdlib/), where imports are
-// looked up when the importing file's folder does not have them.
+// looked up when the importing file's folder does not have them: an installed
+// binary's `share/allot` (support::installed_data_folder), else the source tree.
 std::vector<std::string> default_import_path();
 
 // What the checker needs to know about the world outside the policy text.

@@ -222,6 +222,9 @@ Program load_program(const std::string& path, const std::string* text, SourceMan
   return Loader(sources, diagnostics, rules).load(path, text);
 }
 
-std::vector<std::string> default_import_path() { return {ALLOT_STDLIB_ROOT}; }
+std::vector<std::string> default_import_path() {
+  if (auto installed = support::installed_data_folder()) return {installed->string()};
+  return {ALLOT_STDLIB_ROOT};
+}
 
 }  // namespace allot
