@@ -55,9 +55,11 @@ void add_lint_commands(CLI::App& app, LintCommands& lint) {
   CheckArguments& check = lint.check;
   lint.check_command = app.add_subcommand("check", "Validate policy files and report diagnostics");
   CLI::App* check_command = lint.check_command;
-  check_command->add_option("paths", check.paths, "Policy files or folders (every *.allot below)")
-      ->check(kPath)
-      ->required();
+  check_command
+      ->add_option("paths", check.paths, "Policy files or folders (every *.allot below); `-` reads standard input")
+      ->check(kPath);
+  check_command->add_option("--explain", check.explain,
+                            "Print what a diagnostic code means, with an example and the fix (docs/DIAGNOSTICS.md)");
   check_command->add_option("--now", check.now, "Today's date for review and expiry checks (YYYY-MM-DD)");
   check_command->add_option("--format", check.format, "Output: text, json, sarif or github")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
@@ -69,6 +71,9 @@ void add_lint_commands(CLI::App& app, LintCommands& lint) {
   check_command->add_flag("--allow-outside-imports", check.allow_outside_imports,
                           "Allow absolute imports and files outside the policy's folder and the import path");
 
+  lint.lsp_command = app.add_subcommand(
+      "lsp", "Serve editors over the Language Server Protocol on stdin/stdout: diagnostics, formatting, definitions");
+
   FmtArguments& fmt = lint.fmt;
   lint.fmt_command = app.add_subcommand("fmt", "Print policy files in the canonical layout");
   lint.fmt_command
@@ -76,7 +81,12 @@ void add_lint_commands(CLI::App& app, LintCommands& lint) {
       ->check(kPath)
       ->required();
   auto* check_flag = lint.fmt_command->add_flag("--check", fmt.check, "Exit 1 and name the files that would change");
-  lint.fmt_command->add_flag("--write", fmt.write, "Rewrite the files in place")->excludes(check_flag);
+  auto* write_flag =
+      lint.fmt_command->add_flag("--write", fmt.write, "Rewrite the files in place")->excludes(check_flag);
+  lint.fmt_command
+      ->add_flag("--diff", fmt.diff, "Print what --write would change as a unified diff; exit 1 when it would")
+      ->excludes(check_flag)
+      ->excludes(write_flag);
 }
 
 std::optional<int> parse_command_line(CLI::App& app, LintCommands& lint, int argc, char** argv) {
@@ -92,6 +102,35 @@ std::optional<int> parse_command_line(CLI::App& app, LintCommands& lint, int arg
       std::cerr << fmt::format("{}: unknown command `{}`{} (`{} help` lists the commands)\n", app.get_name(), argv[1],
                                near.empty() ? "" : fmt::format("; did you mean `{}`?", near), app.get_name());
       return 2;
+    }
+    // `allot check --formt json`: a misspelt flag is named, with the nearest one the command has.
+    if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+      // The flags of the app and of every command given (`import slurm` nests one in another).
+      std::vector<std::string> flags;
+      const CLI::App* command = &app;
+      std::vector<const CLI::App*> scopes = {&app};
+      for (std::size_t s = 0; s < scopes.size(); ++s) {
+        for (const CLI::Option* option : scopes[s]->get_options()) {
+          for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+        }
+        for (const CLI::App* sub : scopes[s]->get_subcommands([](const CLI::App*) { return true; })) {
+          if (sub->parsed()) {
+            scopes.push_back(sub);
+            command = sub;
+          }
+        }
+      }
+      for (int i = 1; i < argc; ++i) {
+        const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+        if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
+        if (std::find(flags.begin(), flags.end(), word) != flags.end()) continue;
+        const std::string near = support::nearest_name(word, flags);
+        std::cerr << fmt::format("{}: unknown option `{}`{}\n", app.get_name(), word,
+                                 near.empty() ? fmt::format(" (`{} {} --help` lists them)", app.get_name(),
+                                                            command == &app ? "" : command->get_name())
+                                              : fmt::format("; did you mean `{}`?", near));
+        return 2;
+      }
     }
     const int code = app.exit(error);
     return code == 0 ? 0 : 2;
@@ -239,6 +278,7 @@ std::string bash_completion(const CLI::App& app) {
 std::optional<int> run_lint_command(const LintCommands& lint) {
   if (lint.check_command->parsed()) return run_check(lint.check);
   if (lint.fmt_command->parsed()) return run_fmt(lint.fmt);
+  if (lint.lsp_command->parsed()) return run_lsp();
   return std::nullopt;
 }
 

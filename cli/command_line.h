@@ -31,6 +31,7 @@ struct LintCommands {
   CLI::App* check_command = nullptr;
   CLI::App* fmt_command = nullptr;
   CLI::App* completion_command = nullptr;
+  CLI::App* lsp_command = nullptr;
   bool man = false;              // `help --man`: the manual page, in troff
   std::string completion_shell;  // `completion bash`
 };

@@ -53,6 +53,7 @@ struct CycleArguments {
   std::string audit;            // append audit records here, if set
   std::string apply;            // write the state after the cycle here, if set
   bool yield_backfill = false;  // CycleOptions::yield_backfill
+  std::string format = "json";  // json (docs/AUDIT.md's cycle document) or text (a table for people)
 };
 int run_cycle_command(const CycleArguments& arguments);
 
@@ -161,6 +162,10 @@ struct ServeArguments {
   std::string webhook_token_file;        // the bearer token sent with each push, if set
 };
 int run_serve(const ServeArguments& arguments);
+
+// `allot check --cluster FILE`: what the checker needs of the inventory. Returns
+// the exit code after printing why when it cannot be read (2) or is invalid (1).
+std::optional<int> read_cluster_facts(const std::string& path, std::optional<ClusterFacts>& facts);
 
 // How a command compiles: `engine` ("jit" or "interp") and import_path().
 CompileOptions compile_options(const std::string& engine);

@@ -1,5 +1,10 @@
-// compile_options (commands.h): how every command that compiles a policy
-// compiles it; the lint binary checks without compiling (lint.h).
+// compile_options and read_cluster_facts (commands.h): what the full binary
+// adds to the lint binary's inputs (lint.h): how a policy is compiled, and the
+// cluster `allot check --cluster` checks against.
+#include <algorithm>
+#include <iostream>
+
+#include "allot/inventory.h"
 #include "commands.h"
 
 namespace allot::cli {
@@ -9,6 +14,22 @@ CompileOptions compile_options(const std::string& engine) {
   options.engine = engine == "interp" ? Engine::interpreter : Engine::jit;
   options.check.import_path = import_path();
   return options;
+}
+
+std::optional<int> read_cluster_facts(const std::string& path, std::optional<ClusterFacts>& facts) {
+  auto inventory = runtime::load_inventory(path);
+  if (!inventory) {
+    std::cerr << "allot: " << inventory.error().to_string() << '\n';
+    return inventory.error().unreadable ? 2 : 1;
+  }
+  ClusterFacts cluster;
+  cluster.file = path;
+  cluster.gpu_types = inventory->gpu_types;
+  cluster.nodes = static_cast<int>(inventory->nodes.size());
+  cluster.total_gpus = inventory->total_gpus();
+  for (const auto& node : inventory->nodes) cluster.largest_node_gpus = std::max(cluster.largest_node_gpus, node.gpus);
+  facts = std::move(cluster);
+  return std::nullopt;
 }
 
 }  // namespace allot::cli

@@ -38,7 +38,9 @@ int run_cycle_command(const CycleArguments& arguments) {
   runtime::CycleOptions options;
   options.yield_backfill = arguments.yield_backfill;
   const runtime::CycleResult result = runtime::run_cycle(state, *inputs->policy, options);
-  std::cout << runtime::cycle_document(result, state.inventory, inputs->policy->tables().name);
+  const std::string& policy_name = inputs->policy->tables().name;
+  std::cout << (arguments.format == "text" ? runtime::cycle_text(result, state.inventory, policy_name)
+                                           : runtime::cycle_document(result, state.inventory, policy_name));
   // A document that did not reach its reader leaves the state and the log as they were.
   if (!flush_stdout()) return 2;
   // The state first, then the audit: an audit record never describes a state

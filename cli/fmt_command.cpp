@@ -9,6 +9,7 @@
 
 #include "allot/files.h"
 #include "allot/frontend.h"
+#include "allot/line_diff.h"
 #include "lint.h"
 
 namespace allot::cli {
@@ -55,6 +56,14 @@ int format_one(const std::string& path, const FmtArguments& arguments) {
   FormatResult result = format_source(name, text);
   if (!result.formatted) {
     colored_stderr(stderr_color()) << render_text(result.diagnostics, {{name, text}}, {stderr_color()});
+    return 1;
+  }
+  if (arguments.diff) {
+    // `allot fmt --diff`: what --write would change, as `diff -u` prints it; exit 1 when anything would.
+    if (*result.formatted == text) return 0;
+    const std::optional<std::string> changes = support::unified_diff(text, *result.formatted);
+    policy_stdout() << "--- " << name << "\n+++ " << name << " (formatted)\n"
+                    << changes.value_or("@@ the whole file changes (too much to compare line by line) @@\n");
     return 1;
   }
   if (arguments.check) {

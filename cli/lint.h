@@ -22,13 +22,24 @@ struct CheckArguments {
   bool deny_warnings = false;
   int max_exception_days = 90;
   bool allow_outside_imports = false;
+  std::optional<ClusterFacts> cluster;  // `allot check --cluster FILE` (the full binary reads the inventory)
+  std::string explain;                  // `--explain CODE`: print the code's entry of docs/DIAGNOSTICS.md instead
 };
 int run_check(const CheckArguments& arguments);
+
+// `allot lsp`: a language server on standard input and output (docs/EDITORS.md);
+// returns 0 after `shutdown` and `exit`, 1 when the input ends without them.
+int run_lsp();
+
+// `allot check --explain CODE`: the code's entry of docs/DIAGNOSTICS.md on
+// standard output (0), or a did-you-mean for an unknown code (2).
+int run_explain_code(const std::string& code);
 
 struct FmtArguments {
   std::vector<std::string> paths;
   bool check = false;
   bool write = false;
+  bool diff = false;  // print what --write would change as a unified diff (exit 1 when it would)
 };
 int run_fmt(const FmtArguments& arguments);
 

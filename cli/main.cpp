@@ -58,6 +58,12 @@ int main(int argc, char** argv) {
   CLI::App app{"allot: budget policies for shared GPU clusters", "allot"};
   allot::cli::LintCommands lint;
   allot::cli::add_lint_commands(app, lint);
+  std::string check_cluster;  // the full binary reads inventories; allot-lint has no --cluster
+  lint.check_command
+      ->add_option("--cluster", check_cluster,
+                   "Also check the policies against this cluster inventory (TOML): unit weights for GPU types it "
+                   "lacks, classes asking for more GPUs or nodes than it has")
+      ->check(kPath);
 
   allot::cli::CompileArguments compile;
   auto* compile_command = app.add_subcommand("compile", "Check a policy and build its code (or print its IR)");
@@ -137,6 +143,8 @@ int main(int argc, char** argv) {
   cycle_command->add_option("--apply", cycle.apply, "Write the state after the decisions to this snapshot file")
       ->check(kPath);
   cycle_command->add_flag("--yield-backfill", cycle.yield_backfill, kYieldBackfill);
+  cycle_command->add_option("--format", cycle.format, "Output: json (default, docs/AUDIT.md) or text (a table)")
+      ->check(CLI::IsMember({"json", "text"}));
 
   allot::cli::ExplainArguments explain;
   auto* explain_command = app.add_subcommand("explain", "Explain why a job is where it is and when it may run");
@@ -319,6 +327,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"jit", "interp"}));
 
   if (const auto done = allot::cli::parse_command_line(app, lint, argc, argv)) return *done;
+  if (!check_cluster.empty()) {
+    if (const auto problem = allot::cli::read_cluster_facts(check_cluster, lint.check.cluster)) return *problem;
+  }
   const int code = [&] {
     if (const auto linted = allot::cli::run_lint_command(lint)) return *linted;
     if (compile_command->parsed()) return allot::cli::run_compile(compile);

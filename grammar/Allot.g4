@@ -144,7 +144,9 @@ literal : NUMBER | DURATION | PERCENT | DATE | STRING | 'true' | 'false' ;
 
 // --- tokens -----------------------------------------------------------------
 DATE : DIGIT DIGIT DIGIT DIGIT '-' DIGIT DIGIT '-' DIGIT DIGIT ;
-DURATION : NUMERAL ('s' | 'm' | 'h' | 'd' | 'w') ;
+// `15m`, `1.5h`, `1h30m`: support/duration.h reads it (the grammar every input shares),
+// so a malformed one (`30m1h`, `1.5h30m`) is a duration with a message, not two tokens.
+DURATION : NUMERAL DURATION_UNIT (DIGIT+ DURATION_UNIT)* ;
 PERCENT : NUMERAL '%' ;
 NUMBER : NUMERAL ;
 STRING : '"' (~["\\\r\n] | '\\' ["\\nt])* '"' ;
@@ -159,4 +161,5 @@ UNTERMINATED_COMMENT : '/*' ( ~'*' | '*'+ ~[*/] )* '*'* EOF ;
 WS : [ \t\r\n]+ -> skip ;
 
 fragment NUMERAL : DIGIT+ ('.' DIGIT+)? ;
+fragment DURATION_UNIT : [smhdw] ;
 fragment DIGIT : [0-9] ;

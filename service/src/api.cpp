@@ -14,12 +14,12 @@
 #include "allot/dates.h"
 #include "allot/explain.h"
 #include "allot/http_server.h"
+#include "allot/line_diff.h"
 #include "allot/service.h"
 #include "allot/share_report.h"
 #include "dashboard.h"
 #include "history_chart.h"
 #include "job_json.h"
-#include "line_diff.h"
 #include "rate_limit.h"
 
 namespace allot::service {
@@ -527,7 +527,7 @@ void mount_reads(http::HttpServer& server, const ReadModel& model, const std::sh
     }
     Json diff = nullptr;
     if (last_swap && before_it) {
-      const std::optional<std::string> text = unified_diff(*before_it, *last_swap);
+      const std::optional<std::string> text = support::unified_diff(*before_it, *last_swap);
       diff = text ? Json(*text) : Json("(the two policies differ in too many lines to show)");
     }
     return json_response(200, Json{{"policies", std::move(list)}, {"last_swap_diff", std::move(diff)}});

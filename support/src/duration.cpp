@@ -1,14 +1,37 @@
 #include "allot/duration.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
 #include <fmt/format.h>
 
 #include <utility>
 
 namespace allot::support {
 
-std::optional<std::int64_t> parse_duration(std::string_view text) {
-  constexpr std::string_view kUnits = "wdhms";
-  constexpr std::int64_t kUnitSeconds[] = {7 * 86400, 86400, 3600, 60, 1};
+namespace {
+
+constexpr std::string_view kUnits = "wdhms";
+constexpr std::int64_t kUnitSeconds[] = {7 * 86400, 86400, 3600, 60, 1};
+
+// "1.5h": digits, a point, digits, one unit.
+std::optional<double> decimal_duration(std::string_view text) {
+  const std::size_t point = text.find('.');
+  const std::size_t unit = text.size() - 1;
+  if (point == 0 || point + 1 >= unit) return std::nullopt;
+  for (std::size_t i = 0; i < unit; ++i) {
+    if (i != point && (text[i] < '0' || text[i] > '9')) return std::nullopt;
+  }
+  const std::size_t which = kUnits.find(text[unit]);
+  if (which == std::string_view::npos || point > 18) return std::nullopt;  // more digits than any limit allows
+  const double seconds = std::strtod(std::string(text.substr(0, unit)).c_str(), nullptr) * kUnitSeconds[which];
+  if (!(seconds <= static_cast<double>(kMaxDurationSeconds))) return std::nullopt;
+  return seconds;
+}
+
+// "1h30m": whole numbers, units largest first, each once.
+std::optional<std::int64_t> whole_duration(std::string_view text) {
   if (text.empty()) return std::nullopt;
   std::int64_t total = 0;
   std::size_t next_unit = 0, at = 0;
@@ -28,6 +51,22 @@ std::optional<std::int64_t> parse_duration(std::string_view text) {
     next_unit = unit + 1;
   }
   return total;
+}
+
+}  // namespace
+
+std::optional<double> parse_duration_seconds(std::string_view text) {
+  if (text.find('.') != std::string_view::npos) return decimal_duration(text);
+  const auto whole = whole_duration(text);
+  if (!whole) return std::nullopt;
+  return static_cast<double>(*whole);
+}
+
+std::optional<std::int64_t> parse_duration(std::string_view text) {
+  if (text.find('.') == std::string_view::npos) return whole_duration(text);
+  const auto seconds = decimal_duration(text);
+  if (!seconds || *seconds != std::floor(*seconds)) return std::nullopt;
+  return static_cast<std::int64_t>(*seconds);
 }
 
 std::string format_duration(std::int64_t seconds) {

@@ -254,3 +254,95 @@ TEST_CASE("every command finds imports through -I and ALLOT_PATH, as allot check
             .exit_code == 0);
   fs::remove_all(root);
 }
+
+TEST_CASE("allot check --cluster refuses a unit weight for a GPU type the cluster lacks, and a class too big for it",
+          "[cli]") {
+  const fs::path folder = fs::temp_directory_path() / ("allot-cluster-check-" + std::to_string(getpid()));
+  fs::create_directories(folder);
+  std::ifstream file(std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot");
+  const std::string saas((std::istreambuf_iterator<char>(file)), {});
+  const auto write = [&](const std::string& name, std::string text, const std::string& from, const std::string& to) {
+    if (!from.empty()) {
+      REQUIRE(text.find(from) != std::string::npos);
+      text.replace(text.find(from), from.size(), to);
+    }
+    std::ofstream(folder / name) << text;
+    return "'" + (folder / name).string() + "'";
+  };
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const std::string cluster = " --cluster '" + std::string(ALLOT_SOURCE_DIR) + "/examples/clusters/saas-8gpu.toml'";
+  const std::string clean = write("clean.allot", saas, "", "");
+  CHECK(capture(allot + " check --now 2026-12-01 " + clean + cluster).exit_code == 0);
+
+  const std::string misspelt = write("misspelt.allot", saas, "    h100 = 1.0\n", "    h10O = 1.0\n");
+  CHECK(capture(allot + " check --now 2026-12-01 " + misspelt).exit_code == 0);  // nothing to compare with
+  const Run typo = capture("(" + allot + " check --now 2026-12-01 " + misspelt + cluster + " 2>&1)");
+  CHECK(typo.exit_code == 1);
+  CHECK_THAT(typo.out, Catch::Contains("error[unknown_name]: cluster `"));
+  CHECK_THAT(typo.out, Catch::Contains("saas-8gpu.toml` has no GPU type `h10O`"));
+  CHECK_THAT(typo.out, Catch::Contains("did you mean `h100`?"));
+
+  const std::string big = write("big.allot", saas, "    max_gpus 4\n", "    max_gpus 64\n");
+  const Run too_big = capture("(" + allot + " check --now 2026-12-01 " + big + cluster + " 2>&1)");
+  CHECK(too_big.exit_code == 1);
+  CHECK_THAT(too_big.out, Catch::Contains("class `eval` lets a job ask for 64 GPUs, but cluster `"));
+  CHECK_THAT(too_big.out, Catch::Contains("` has 8"));
+
+  CHECK(capture(allot + " check " + clean + " --cluster '" + (folder / "none.toml").string() + "'").exit_code == 2);
+  fs::remove_all(folder);
+}
+
+TEST_CASE("allot check - checks a policy on standard input", "[cli]") {
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const std::string saas = std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'";
+  // Its imports resolve from the working folder, then the import path (stdlib/ is on it).
+  const Run clean = capture("(" + allot + " check --now 2026-12-01 - < " + saas + ")");
+  CHECK(clean.exit_code == 0);
+  CHECK_THAT(clean.out, Catch::Contains("checked 1 file: 0 errors, 0 warnings"));
+  const Run broken = capture("(printf 'policy p {\\n  window 7days\\n}\\n' | " + allot + " check - 2>&1)");
+  CHECK(broken.exit_code == 1);
+  CHECK_THAT(broken.out, Catch::Contains("--> <stdin>:2:10"));
+  CHECK_THAT(broken.out, Catch::Contains("`7days` is not a duration"));
+  CHECK_THAT(broken.out, Catch::Contains("write `7d`"));
+  CHECK(capture("(" + allot + " check - " + saas + " < " + saas + ")").exit_code == 2);  // `-` alone
+}
+
+TEST_CASE("allot check --explain prints a code's entry of docs/DIAGNOSTICS.md", "[cli]") {
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const Run explained = capture(allot + " check --explain half_life_exceeds_window");
+  CHECK(explained.exit_code == 0);
+  CHECK_THAT(explained.out, Catch::StartsWith("## half_life_exceeds_window\n\n**Warning.**"));
+  CHECK_THAT(explained.out, Catch::Contains("**Fix.**"));
+  CHECK_THAT(explained.out, !Catch::Contains("## invalid_tree_level"));
+  const Run lint = capture(std::string("'") + ALLOT_LINT_BINARY + "' check --explain unknown_name");
+  CHECK(lint.exit_code == 0);
+  CHECK_THAT(lint.out, Catch::StartsWith("## unknown_name\n"));
+  const Run misspelt = capture("(" + allot + " check --explain unknown_nmae 2>&1)");
+  CHECK(misspelt.exit_code == 2);
+  CHECK_THAT(misspelt.out, Catch::Contains("no diagnostic code `unknown_nmae`; did you mean `unknown_name`?"));
+  CHECK(capture(allot + " check").exit_code == 2);  // neither paths nor --explain
+}
+
+TEST_CASE("allot fmt --diff prints what --write would change, and exits 1 when it would", "[cli]") {
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const std::string saas = std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'";
+  const Run formatted = capture(allot + " fmt --diff " + saas);
+  CHECK(formatted.exit_code == 0);
+  CHECK(formatted.out.empty());
+  const Run changed = capture("(sed 's/^  window 7d$/  window    7d/' " + saas + " | " + allot + " fmt --diff -)");
+  CHECK(changed.exit_code == 1);
+  CHECK_THAT(changed.out, Catch::StartsWith("--- <stdin>\n+++ <stdin> (formatted)\n@@ "));
+  CHECK_THAT(changed.out, Catch::Contains("\n-  window    7d\n+  window 7d\n"));
+  CHECK(capture(allot + " fmt --diff --write " + saas).exit_code == 2);
+}
+
+TEST_CASE("a misspelt flag is named with the nearest flag of its command", "[cli]") {
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const std::string saas = std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'";
+  const Run misspelt = capture("(" + allot + " check --formt json " + saas + " 2>&1)");
+  CHECK(misspelt.exit_code == 2);
+  CHECK_THAT(misspelt.out, Catch::Contains("allot: unknown option `--formt`; did you mean `--format`?"));
+  const Run test_flag = capture("(" + allot + " test --coverag " + saas + " 2>&1)");
+  CHECK(test_flag.exit_code == 2);
+  CHECK_THAT(test_flag.out, Catch::Contains("did you mean `--coverage`?"));
+}

@@ -170,3 +170,19 @@ TEST_CASE("a failed --apply writes no audit record and leaves the old state", "[
   CHECK(applied.exit_code == 0);
   CHECK_THAT(read_text(same), Catch::Contains("stopping_at = 2026-12-02T09:05:00Z"));
 }
+
+TEST_CASE("allot cycle --format text prints the decisions as a table in queue order", "[cli][cycle]") {
+  const auto run = run_allot("cycle " + kWednesday + " --format text");
+  INFO(run.out);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::StartsWith("Cycle at 2026-12-02T09:00:00Z, policy `saas` ("));
+  CHECK_THAT(run.out, Catch::Contains(": 0 starts, 3 preemptions, 7 ranked\n"));
+  CHECK_THAT(run.out, Catch::Contains("  place job "));
+  // The first place is the evaluation, for which a job on gpu-01 is preempted; preemptions come after the queue.
+  const auto first = run.out.find("  1     product-eval");
+  const auto preempt = run.out.find(" preempt ");
+  CHECK(first != std::string::npos);
+  CHECK(preempt != std::string::npos);
+  CHECK(first < preempt);
+  CHECK_THAT(run.out, Catch::Contains("Reserved for `product-eval`: 1 GPU per node on gpu-01 until "));
+}

@@ -113,7 +113,7 @@ for path in files:
             fail(f"{path.name}: `{token[:40]}` is not a comment ({scope})")
         if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", token) and scope != "constant.numeric.date.allot":
             fail(f"{path.name}: date `{token}` is {scope}")
-        if re.fullmatch(r"[0-9]+(\.[0-9]+)?[smhdw]", token) and scope != "constant.numeric.duration.allot":
+        if re.fullmatch(r"[0-9]+(\.[0-9]+)?[smhdw]([0-9]+[smhdw])*", token) and scope != "constant.numeric.duration.allot":
             fail(f"{path.name}: duration `{token}` is {scope}")
         if scope == "constant.numeric.allot" and not re.fullmatch(r"[0-9]+(\.[0-9]+)?", token):
             fail(f"{path.name}: `{token}` is scoped as a number")

@@ -19,7 +19,30 @@ repo="$work/repo"
 git init -q "$repo"
 cp "$root/examples/ci/pre-commit" "$repo/.git/hooks/pre-commit"
 commit() { (cd "$repo" && PATH="$bin:$PATH" git -c user.name=t -c user.email=t@example.com commit -qm "$1" > "$work/hook.out" 2>&1); }
-cp "$root/policies/saas.allot" "$repo/site.allot"
+# A policy with no date near today's (the hook checks against the system date,
+# so a review or expiry that passes would turn this test red with no edit).
+cat > "$repo/site.allot" <<'ALLOT'
+policy site {
+  unit gpu_hours {
+    h100 = 1.0
+  }
+  window 7d
+  tree {
+    research 100% {
+      owner "ada@example.com"
+      review 2099-12-31
+      hypothesis "a new architecture beats the baseline"
+    }
+  }
+  class train {
+    checkpoint every 30m
+    protect up to 2h
+    resumable
+    grace 5m
+  }
+  rank = 1000 * account.fair_tree + job.wait / 1h
+}
+ALLOT
 (cd "$repo" && git add site.allot)
 commit "a clean policy" || { cat "$work/hook.out"; fail "the hook refused a clean policy"; }
 sed -i 's/^  window 7d$/  window     7d/' "$repo/site.allot"
@@ -27,7 +50,7 @@ grep -q 'window     7d' "$repo/site.allot" || fail "could not unformat the polic
 (cd "$repo" && git add site.allot)
 if commit "unformatted"; then fail "the hook let an unformatted policy through"; fi
 grep -q 'site.allot' "$work/hook.out" || { cat "$work/hook.out"; fail "the hook did not name the file"; }
-sed -i 's/^  window     7d$/  window 7d/; s/^    product 40% {$/    product 45% {/' "$repo/site.allot"
+sed -i 's/^  window     7d$/  window 7d/; s/^    research 100% {$/    research 90% {/' "$repo/site.allot"
 (cd "$repo" && git add site.allot)
 if commit "shares over 100%"; then fail "the hook let a policy with an error through"; fi
 echo "ci_examples_test: the pre-commit hook passes a clean policy and refuses bad ones"

@@ -24,10 +24,10 @@
 #include "allot/hot_swap.h"
 #include "allot/http_server.h"
 #include "allot/inventory.h"
+#include "allot/line_diff.h"
 #include "allot/metrics.h"
 #include "allot/service.h"
 #include "history_chart.h"
-#include "line_diff.h"
 #include "runtime/temp_folder.h"
 
 namespace allot::service {
@@ -896,17 +896,17 @@ TEST_CASE("The feed is pushed to a webhook in order, retried until delivered, fr
 }
 
 TEST_CASE("A unified diff shows each change with its context", "[service]") {
-  CHECK(unified_diff("a\nb\nc\n", "a\nb\nc\n") == "");
-  CHECK(unified_diff("a\nb\nc\n", "a\nB\nc\n", 1) == "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
-  CHECK(unified_diff("", "x\n") == "@@ -0,0 +1,1 @@\n+x\n");
+  CHECK(support::unified_diff("a\nb\nc\n", "a\nb\nc\n") == "");
+  CHECK(support::unified_diff("a\nb\nc\n", "a\nB\nc\n", 1) == "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+  CHECK(support::unified_diff("", "x\n") == "@@ -0,0 +1,1 @@\n+x\n");
   std::string long_before, long_after;
   for (int i = 0; i < 100; ++i) long_before += std::to_string(i) + "\n";
   long_after = long_before;
   long_after.replace(long_after.find("50\n"), 3, "fifty\n");
-  CHECK(unified_diff(long_before, long_after, 2) == "@@ -49,5 +49,5 @@\n 48\n 49\n-50\n+fifty\n 51\n 52\n");
+  CHECK(support::unified_diff(long_before, long_after, 2) == "@@ -49,5 +49,5 @@\n 48\n 49\n-50\n+fifty\n 51\n 52\n");
   std::string many;
   for (int i = 0; i < 3000; ++i) many += "line " + std::to_string(i) + "\n";
-  CHECK_FALSE(unified_diff(many, "").has_value());  // 3,000 lines removed: too different to show
+  CHECK_FALSE(support::unified_diff(many, "").has_value());  // 3,000 lines removed: too different to show
 }
 
 }  // namespace allot::service

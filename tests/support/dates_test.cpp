@@ -34,6 +34,38 @@ TEST_CASE("timestamps take RFC 3339 times, dates and epoch seconds", "[support][
   CHECK_FALSE(support::parse_timestamp("2026-11-30T09:30:00"));
 }
 
+TEST_CASE("one duration grammar: compound whole units largest first, or one unit with a decimal", "[support][dates]") {
+  struct Case {
+    const char* text;
+    std::optional<double> seconds;      // parse_duration_seconds
+    std::optional<std::int64_t> whole;  // parse_duration
+  };
+  const Case cases[] = {
+      {"90s", 90, 90},
+      {"1h30m", 5400, 5400},
+      {"2w3d", 17 * 86400, 17 * 86400},
+      {"1.5h", 5400, 5400},
+      {"0.5s", 0.5, std::nullopt},
+      {"0.25d", 21600, 21600},
+      {"30m1h", std::nullopt, std::nullopt},    // largest first
+      {"1h1h", std::nullopt, std::nullopt},     // each unit once
+      {"1.5h30m", std::nullopt, std::nullopt},  // a decimal only alone
+      {"1.h", std::nullopt, std::nullopt},
+      {".5h", std::nullopt, std::nullopt},
+      {"1.5", std::nullopt, std::nullopt},
+      {"1.5.5h", std::nullopt, std::nullopt},
+      {"h", std::nullopt, std::nullopt},
+      {"", std::nullopt, std::nullopt},
+      {"36600.5d", std::nullopt, std::nullopt},  // past 100 years
+      {"99999999999999999999999.5s", std::nullopt, std::nullopt},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    CHECK(support::parse_duration_seconds(c.text) == c.seconds);
+    CHECK(support::parse_duration(c.text) == c.whole);
+  }
+}
+
 TEST_CASE("durations print exactly for snapshots and messages, rounded for reports", "[support][dates]") {
   CHECK(support::format_duration(5400) == "1h30m");
   CHECK(support::format_duration(86400 + 61) == "1d1m1s");

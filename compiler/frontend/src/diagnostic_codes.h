@@ -39,6 +39,7 @@
   X(ambiguous_name, error, "a bare node name matches more than one node in the tree") \
   X(invalid_weight, error, "a weight is out of range") \
   X(invalid_duration, error, "a duration is zero or malformed") \
+  X(half_life_exceeds_window, warning, "the usage half-life is longer than the fair-share window") \
   X(invalid_tree_level, error, "a budget tree node is at a level where its kind is not allowed") \
   X(share_out_of_range, error, "a share is out of range (a percentage above 100%, raw shares outside 0 to 1000000)") \
   X(share_sum_mismatch, error, "the shares of one level do not sum to 100%") \
@@ -53,6 +54,7 @@
   X(review_date_near, warning, "a review date is close") \
   X(exception_missing_expiry, error, "an exception has no expiry date") \
   X(exception_expired, error, "an exception has already expired") \
+  X(exception_expiring, warning, "an exception expires soon") \
   X(exception_beyond_horizon, error, "an exception expires further ahead than the allowed horizon") \
   X(exception_ends_before_start, error, "an exception expires before it starts") \
   X(missing_reason, error, "an exception has no reason") \

@@ -26,6 +26,11 @@ std::string audit_lines(const CycleResult& result, const Inventory& inventory);
 // reservations in force after the cycle. Indented JSON ending in "\n".
 std::string cycle_document(const CycleResult& result, const Inventory& inventory, const std::string& policy_name);
 
+// The same cycle for a person (`allot cycle --format text`): a line of totals,
+// then a table of the decisions in queue order (place, job, account, class,
+// rank, decision, nodes, reason), preemptions after, and the reservations.
+std::string cycle_text(const CycleResult& result, const Inventory& inventory, const std::string& policy_name);
+
 // An append-only audit file. A cycle's records go to the operating system in
 // one write (continued only after a short write) before append returns, so a
 // crash of the process loses no appended cycle; with `sync` they are also on

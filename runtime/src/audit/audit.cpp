@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "allot/audit_json.h"
 #include "allot/files.h"
 #include "allot/snapshot.h"
+#include "allot/text.h"
 
 namespace allot::runtime {
 namespace {
@@ -87,6 +89,63 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
                                 {"gpus_per_node", reservation.gpus_per_node}});
   }
   return audit::dump(document, 2) + "\n";
+}
+
+std::string cycle_text(const CycleResult& result, const Inventory& inventory, const std::string& policy_name) {
+  std::size_t counts[3] = {0, 0, 0};  // by DecisionKind
+  for (const Decision& decision : result.decisions) ++counts[static_cast<int>(decision.kind)];
+  const auto plural = [](std::size_t count, const char* one, const char* many) {
+    return fmt::format("{} {}", count, count == 1 ? one : many);
+  };
+  std::string out = fmt::format("Cycle at {}, policy `{}` ({}): {}, {}, {} ranked\n",
+                                support::format_timestamp(result.now), policy_name, result.policy_hash.substr(0, 12),
+                                plural(counts[static_cast<int>(DecisionKind::start)], "start", "starts"),
+                                plural(counts[static_cast<int>(DecisionKind::preempt)], "preemption", "preemptions"),
+                                result.ranked_job_ids.size());
+  const auto names = [&](const std::vector<int>& nodes, const char* separator) {
+    std::string text;
+    for (int node : nodes) {
+      const bool known = node >= 0 && static_cast<std::size_t>(node) < inventory.nodes.size();
+      text += (text.empty() ? "" : separator) + (known ? inventory.nodes[static_cast<std::size_t>(node)].name : "?");
+    }
+    return text;
+  };
+  // Starts and skips in queue order (unranked last), then preemptions.
+  std::vector<const Decision*> rows;
+  for (const Decision& decision : result.decisions) rows.push_back(&decision);
+  std::stable_sort(rows.begin(), rows.end(), [](const Decision* a, const Decision* b) {
+    const auto key = [](const Decision* d) {
+      return std::pair{d->kind == DecisionKind::preempt ? 2
+                       : d->position < 0                ? 1
+                                                        : 0,
+                       d->position < 0 ? 0 : d->position};
+    };
+    return key(a) < key(b);
+  });
+  std::vector<std::array<std::string, 8>> table = {
+      {"place", "job", "account", "class", "rank", "decision", "nodes", "why"}};
+  for (const Decision* decision : rows) {
+    const bool placed = decision->position >= 0 && decision->kind != DecisionKind::preempt;
+    table.push_back({placed ? std::to_string(decision->position + 1) : "-", decision->job_id, decision->account,
+                     decision->job_class, placed ? audit::rank_text(decision->rank) : "-",
+                     decision_kind_name(decision->kind), decision->nodes.empty() ? "-" : names(decision->nodes, ","),
+                     decision->reason});
+  }
+  std::array<std::size_t, 8> widths{};
+  for (const auto& row : table) {
+    for (std::size_t c = 0; c + 1 < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  for (const auto& row : table) {
+    std::string line = " ";
+    for (std::size_t c = 0; c + 1 < row.size(); ++c) line += fmt::format(" {:<{}}", row[c], widths[c]);
+    out += line + "  " + row.back() + "\n";
+  }
+  for (const Reservation& reservation : result.reservations) {
+    out += fmt::format("Reserved for `{}`: {} GPU{} per node on {} until {}\n", reservation.job_id,
+                       reservation.gpus_per_node, reservation.gpus_per_node == 1 ? "" : "s",
+                       names(reservation.nodes, ", "), support::format_timestamp(reservation.until));
+  }
+  return support::printable(out);
 }
 
 namespace {

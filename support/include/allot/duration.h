@@ -18,9 +18,15 @@ inline constexpr std::int64_t kLatestEpochSeconds = 253'402'300'799;
 // 10000 plus a duration of this stays far inside std::int64_t seconds.
 inline constexpr std::int64_t kMaxDurationSeconds = std::int64_t{100} * 366 * 86400;
 
-// "1h30m" -> 5400: whole numbers with the units w, d, h, m, s, largest first,
-// each at most once ("90s", "7d", "2w3d"). nullopt for anything else, and for
-// durations longer than kMaxDurationSeconds.
+// The one duration grammar of every input (policies, snapshots, inventories,
+// replay and Slurm maps, the command line): whole numbers with the units w, d,
+// h, m, s, largest first, each at most once ("90s", "7d", "1h30m", "2w3d"); or
+// one number with a decimal part and one unit ("1.5h"). In seconds; nullopt for
+// anything else, and for durations longer than kMaxDurationSeconds.
+std::optional<double> parse_duration_seconds(std::string_view text);
+
+// parse_duration_seconds, for inputs counted in whole seconds: "1.5h" is 5400,
+// "0.5s" is nullopt.
 std::optional<std::int64_t> parse_duration(std::string_view text);
 
 // 5400 -> "1h30m": days, hours, minutes and seconds, largest first, zero parts

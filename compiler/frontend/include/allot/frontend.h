@@ -23,6 +23,16 @@ std::string format_date(Date date);
 // binary's `share/allot` (support::installed_data_folder), else the source tree.
 std::vector<std::string> default_import_path();
 
+// What `allot check --cluster FILE` knows of the cluster a policy is for (the
+// CLI reads the inventory; the checker needs only these facts).
+struct ClusterFacts {
+  std::string file;                    // the inventory, as named in messages
+  std::vector<std::string> gpu_types;  // distinct
+  int nodes = 0;
+  int total_gpus = 0;
+  int largest_node_gpus = 0;
+};
+
 // What the checker needs to know about the world outside the policy text.
 struct CheckOptions {
   // "Today" for review dates and exception expiry; the system date when empty.
@@ -43,6 +53,10 @@ struct CheckOptions {
   // cluster must keep scheduling (`allot slurm` says so loudly instead, and an
   // expired exception stops applying at its expiry, docs/SLURM.md).
   bool passed_dates_are_warnings = false;
+  // With a cluster: a `gpu_hours` weight for a GPU type the cluster lacks (a
+  // misspelt `a10O` would weigh every A100 1.0), a GPU type without a weight,
+  // and a class asking for more GPUs or nodes than the cluster has.
+  std::optional<ClusterFacts> cluster{};
 };
 
 // The diagnostics of one run over one or more policy files, sorted by location.
@@ -54,6 +68,13 @@ struct CheckResult {
   // True when a named file could not be read at all (the CLI exits 2).
   bool has_io_errors() const;
 };
+
+// Where `name` is declared, for an editor's "go to definition" (`allot lsp`):
+// a function, a class, an exception or a budget-tree node of the policy `path`
+// (with `text`, as an editor holds it) or of a file it imports; the policy's
+// own declarations first. nullopt when nothing of that name is declared.
+std::optional<SourceSpan> find_declaration(const std::string& path, const std::string& text, const std::string& name,
+                                           const CheckOptions& options);
 
 // Checks each file (and the library files it imports). A file that cannot be
 // read is reported as an `io_error` diagnostic; see `CheckResult::has_io_errors`.

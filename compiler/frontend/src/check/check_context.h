@@ -19,6 +19,9 @@ namespace allot {
 struct Scope {
   std::map<std::string, const ast::ClassDecl*> classes;
   std::map<std::string, const ast::FnDecl*> functions;
+  // An import failed (Program::imports_complete): a function or class name not
+  // found may be one of its, so it is not reported as unknown.
+  bool incomplete = false;
 };
 
 struct CheckContext {

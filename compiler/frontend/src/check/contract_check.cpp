@@ -355,8 +355,27 @@ void check_progress(const ast::ClassDecl& decl, const Contract& contract, const 
   }
 }
 
+// With `--cluster`: a class whose jobs may ask for more GPUs or nodes than the cluster has.
+void check_against_cluster(const ast::ClassDecl& decl, const Contract& contract, const CheckContext& context) {
+  const std::optional<ClusterFacts>& cluster = context.options.cluster;
+  if (!cluster) return;
+  const auto limit = [&](Kind kind, int available, const char* what) {
+    const auto it = contract.valid.find(kind);
+    if (it == contract.valid.end() || it->second->value <= available) return;
+    context.diagnostics
+        .error(DiagnosticCode::invalid_contract, it->second->span,
+               fmt::format("class `{}` lets a job ask for {:g} {}, but cluster `{}` has {}", decl.name,
+                           it->second->value, what, cluster->file, available))
+        .help(fmt::format("write `{} {}` or less, or check against the cluster the policy runs on", property_name(kind),
+                          available));
+  };
+  limit(Kind::max_gpus, cluster->total_gpus, "GPUs");
+  limit(Kind::max_nodes, cluster->nodes, "nodes");
+}
+
 void check_class(const ast::ClassDecl& decl, const CheckContext& context) {
   const Contract contract = read_contract(decl, context);
+  check_against_cluster(decl, contract, context);
   check_progress(decl, contract, context);
   check_checkpoint_protection(decl, contract, context);
   check_resumable_if_preemptible(decl, contract.all, context);

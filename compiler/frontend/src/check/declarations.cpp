@@ -1,5 +1,6 @@
 // Required and duplicate declarations, and the unit / window / fairshare settings.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +64,20 @@ void check_unit(const ast::UnitDecl& unit, const CheckContext& context) {
           .help("leave a resource out rather than weighting it 0");
     }
   }
+  // With `--cluster`: a weight for a GPU type the cluster does not have is a
+  // misspelling (`a10O`), and the type it meant would silently weigh 1.
+  if (!dominant && context.options.cluster) {
+    const ClusterFacts& cluster = *context.options.cluster;
+    for (const auto& weight : unit.weights) {
+      if (std::find(cluster.gpu_types.begin(), cluster.gpu_types.end(), weight.name) != cluster.gpu_types.end())
+        continue;
+      context.diagnostics
+          .error(DiagnosticCode::unknown_name, weight.span,
+                 fmt::format("cluster `{}` has no GPU type `{}`", cluster.file, weight.name))
+          .note(fmt::format("its GPU types: {}", fmt::join(cluster.gpu_types, ", ")))
+          .help(suggest(weight.name, cluster.gpu_types));
+    }
+  }
   if (dominant && !seen.count("gpu")) {
     context.diagnostics
         .error(DiagnosticCode::missing_declaration, unit.span, "a dominant-resource unit has no `gpu` weight")
@@ -82,6 +97,16 @@ void check_window(const ast::WindowDecl& window, const CheckContext& context) {
     context.diagnostics
         .error(DiagnosticCode::invalid_duration, window.half_life_span, "the half-life must be longer than 0")
         .help("leave `half_life` out for no decay inside the window");
+  } else if (window.half_life_seconds && window.seconds > 0 && *window.half_life_seconds > window.seconds) {
+    context.diagnostics
+        .warning(DiagnosticCode::half_life_exceeds_window, window.half_life_span,
+                 "the half-life is longer than the fair-share window")
+        .note(
+            "usage a whole window old still counts more than half, then drops out at once: the decay barely "
+            "matters and the window decides")
+        .help(
+            "write a half-life shorter than the window (a quarter to a half of it is usual), or leave "
+            "`half_life` out for no decay inside the window");
   }
 }
 
@@ -157,6 +182,7 @@ void check_whole_hours(double seconds, Span span, std::string_view what, std::st
 
 Scope check_declarations(const Program& program, const CheckContext& context) {
   Scope scope;
+  scope.incomplete = !program.imports_complete;
   const ast::Module& root = program.modules.front();
   // Imported declarations first, so a duplicate points at the root file.
   for (std::size_t i = program.modules.size(); i-- > 0;) {

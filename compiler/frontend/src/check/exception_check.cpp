@@ -130,6 +130,15 @@ bool check_expiry(const ast::ExceptionDecl& exception, const Fields& fields, con
         .help(fmt::format("expire it by {} and renew it if it is still needed, or raise the limit with "
                           "`--max-exception-days`",
                           horizon_date(context)));
+  } else if (days <= context.options.review_warning_days) {
+    context.diagnostics
+        .warning(
+            DiagnosticCode::exception_expiring, span,
+            fmt::format("exception `{}` expires {}, on {}", exception.name, days_from_now(days), format_date(*expires)))
+        .note(
+            "it stops applying then by itself, and from that day `allot check` fails on it "
+            "(`exception_expired`) with no edit to the policy")
+        .help("renew it with a later `expires` date if it is still needed, or remove it once it is not");
   }
   return true;
 }

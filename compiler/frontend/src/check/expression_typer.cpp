@@ -204,6 +204,7 @@ Type ExpressionTyper::type_of_name(const ast::Expr& expr, const Environment& env
 }
 
 void ExpressionTyper::report_unknown_name(const ast::Expr& expr, const Environment& environment) {
+  if (scope_.incomplete) return;  // a class of the import that failed: its error is the one report
   std::string help = misplaced_input_help(expr.text, environment.site);
   if (help.empty()) {
     std::vector<std::string> candidates;
@@ -231,10 +232,12 @@ Type ExpressionTyper::type_of_field(const ast::Expr& expr, Environment& environm
   if (const FieldSchema* field = find_field(target, expr.text)) return field->type;
   std::vector<std::string> names;
   for (const auto& field : record_fields(target)) names.emplace_back(field.name);
+  std::string help = closest_name(expr.text, names).empty() ? suggest_by_words(expr.text, names) : "";
+  if (help.empty()) help = suggest(expr.text, names);
   diagnostics_
       .error(DiagnosticCode::unknown_field, expr.name_span,
              fmt::format("`{}` has no field `{}`", type_name(target), expr.text))
-      .help(suggest(expr.text, names));
+      .help(help);
   return Type::error;
 }
 
@@ -249,6 +252,7 @@ Type ExpressionTyper::type_of_call(const ast::Expr& expr, Environment& environme
 }
 
 void ExpressionTyper::report_unknown_function(const ast::Expr& expr) {
+  if (scope_.incomplete) return;  // a function of the import that failed: its error is the one report
   std::vector<std::string> names;
   for (const auto& builtin : builtin_functions()) names.emplace_back(builtin.name);
   for (const auto& [name, signature] : functions_) names.push_back(name);

@@ -77,7 +77,7 @@ void check_subject(const ast::Gate& gate, const GateMetricInfo& metric, const Sc
                           metric_list([](const GateMetricInfo& m) { return m.takes_class; })));
     return;
   }
-  if (scope.classes.count(*gate.subject)) return;
+  if (scope.classes.count(*gate.subject) || scope.incomplete) return;  // incomplete: maybe the failed import's
   std::vector<std::string> classes;
   for (const auto& [name, decl] : scope.classes) classes.push_back(name);
   context.diagnostics

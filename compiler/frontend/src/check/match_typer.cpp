@@ -51,11 +51,12 @@ void ExpressionTyper::check_match_patterns(const ast::Expr& expr, Type subject) 
       continue;
     }
     if (std::find(members.begin(), members.end(), arm.pattern) == members.end()) {
+      unknown_pattern = true;
+      if (subject == Type::job_class && scope_.incomplete) continue;  // a class of the import that failed
       diagnostics_
           .error(DiagnosticCode::unknown_name, arm.pattern_span,
                  fmt::format("`{}` is not a {}", arm.pattern, type_name(subject)))
           .help(suggest(arm.pattern, members));
-      unknown_pattern = true;
     } else if (auto [it, inserted] = matched.emplace(arm.pattern, arm.pattern_span); !inserted) {
       diagnostics_
           .error(DiagnosticCode::duplicate_name, arm.pattern_span, fmt::format("`{}` is matched twice", arm.pattern))

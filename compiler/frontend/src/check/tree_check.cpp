@@ -226,6 +226,10 @@ bool check_single_unallocated(const Level& level, const CheckContext& context) {
 }
 
 std::string sum_help(const Level& level, double total) {
+  if (std::fabs(total - 100) < 0.01) {
+    return "percentages that do not divide 100% exactly (thirds) sum just off it; give each sibling raw shares "
+           "instead, such as `shares 1` for thirds";
+  }
   if (total > 100) return "lower a share so they sum to 100%";
   const double rest = 100 - total;
   if (level.unallocated.empty()) {
@@ -258,9 +262,9 @@ bool check_share_sum(const Level& level, const CheckContext& context) {
         .help("add programs whose shares sum to 100%, such as `research 100% { ... }`");
     return false;
   }
-  const std::string message = level.top
-                                  ? fmt::format("shares of the programs sum to {}, not 100%", format_percent(total))
-                                  : fmt::format("shares {} sum to {}, not 100%", level.where, format_percent(total));
+  const std::string message =
+      level.top ? fmt::format("shares of the programs sum to {}, not 100%", format_sum_percent(total))
+                : fmt::format("shares {} sum to {}, not 100%", level.where, format_sum_percent(total));
   context.diagnostics.error(DiagnosticCode::share_sum_mismatch, level.span, message)
       .note(format_sum(terms, total))
       .help(sum_help(level, total));
@@ -485,11 +489,6 @@ void check_program_attributes(const IndexedNode& program,
           .help(required.help);
     }
   }
-}
-
-std::string days_from_now(int days) {
-  if (days == 0) return "today";
-  return days == 1 ? "in 1 day" : fmt::format("in {} days", days);
 }
 
 void check_review_date(const IndexedNode& entry, const ast::NodeAttribute& review, const CheckContext& context) {

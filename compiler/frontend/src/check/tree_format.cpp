@@ -38,7 +38,17 @@ std::string format_sum(const std::vector<ShareTerm>& terms, double total) {
     if (!term.label.empty()) text += term.label + " ";
     text += format_percent(std::fabs(term.percent));
   }
-  return text + " = " + format_percent(total);
+  return text + " = " + format_sum_percent(total);
+}
+
+std::string days_from_now(int days) {
+  if (days == 0) return "today";
+  return days == 1 ? "in 1 day" : fmt::format("in {} days", days);
+}
+
+std::string format_sum_percent(double total) {
+  const std::string text = format_percent(total);
+  return text == "100%" && total != 100 ? fmt::format("{:.12g}%", total) : text;
 }
 
 Span trailing_columns(Span span, int width) {

@@ -16,6 +16,13 @@ inline constexpr double kShareTolerance = 1e-9;
 // `40%`, `12.5%`, `-5%`: at most six decimals, no trailing zeros.
 std::string format_percent(double percent);
 
+// "today", "in 1 day", "in 12 days": when a review or an expiry comes.
+std::string days_from_now(int days);
+
+// A sum of shares: as format_percent, but with the digits that show a sum just
+// off 100% (three times `33.3333333%`) is not 100%.
+std::string format_sum_percent(double total);
+
 // `42`, `2.5`: a number as `format_percent` prints one, without the `%`.
 std::string format_number(double value);
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "allot/files.h"
+#include "allot/nearest_name.h"
 
 #include "../parse/build_ast.h"
 #include "../parse/parse_tree.h"
@@ -84,6 +85,27 @@ class ImportRules {
     return {};
   }
 
+  // The `.allot` file nearest to `target` (a typo: "stdlib/fairshar.allot") in the
+  // folders `target` would be looked up in, written as `target` is; "" when none is near.
+  std::string nearest_import(const std::string& importer, const std::string& target) const {
+    if (fs::path(target).is_absolute()) return "";
+    const fs::path subfolder = fs::path(target).parent_path();
+    std::vector<fs::path> folders;
+    std::error_code error;
+    folders.push_back(fs::absolute(importer, error).parent_path() / subfolder);
+    for (const auto& entry : options_.import_path) folders.push_back(fs::path(entry) / subfolder);
+    std::vector<std::string> candidates;
+    constexpr std::size_t kMostListed = 4096;  // a folder of many files is read no further
+    for (const fs::path& folder : folders) {
+      for (fs::directory_iterator it(folder, error), end; !error && it != end && candidates.size() < kMostListed;
+           it.increment(error)) {
+        if (it->path().extension() == ".allot") candidates.push_back((subfolder / it->path().filename()).string());
+      }
+      error.clear();
+    }
+    return support::nearest_name(target, candidates);
+  }
+
  private:
   // Relative to the working folder when below it, as people typed it.
   static std::string shown(const fs::path& file) {
@@ -142,6 +164,7 @@ class Loader {
   void load_import(const std::string& importer, const ast::Import& import) {
     const ImportRules::Resolution resolution = rules_.resolve(importer, import.path);
     if (resolution.refusal) {
+      program_.imports_complete = false;
       diagnostics_.error(DiagnosticCode::import_refused, import.span, *resolution.refusal)
           .help(
               "import library files from the policy's folder or the import path (`--import-path DIR`); "
@@ -150,9 +173,12 @@ class Loader {
     }
     const std::optional<std::string>& resolved = resolution.path;
     if (!resolved) {
+      program_.imports_complete = false;
+      const std::string near = rules_.nearest_import(importer, import.path);
       diagnostics_.error(DiagnosticCode::import_not_found, import.span, fmt::format("cannot find `{}`", import.path))
           .note(fmt::format("looked in the folder of `{}` and in the import path", importer))
-          .help("import paths are relative to the importing file or to a folder of the import path");
+          .help(near.empty() ? "import paths are relative to the importing file or to a folder of the import path"
+                             : fmt::format("did you mean `{}`?", near));
       return;
     }
     const std::string& key = *resolution.real_path;
@@ -180,6 +206,7 @@ class Loader {
         diagnostics_.error(DiagnosticCode::import_not_found, import.span,
                            fmt::format("cannot read `{}`: {}", *resolved, contents.error().reason));
       }
+      program_.imports_complete = false;
       return;
     }
     std::size_t index = load_module(*resolved, std::move(*contents));

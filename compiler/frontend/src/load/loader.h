@@ -16,6 +16,10 @@ struct Program {
   std::vector<ast::Module> modules;
   bool parsed_cleanly = true;  // false when any file had a syntax error
   bool root_unreadable = false;
+  // False when an import could not be loaded (not found, refused, unreadable):
+  // the names it would have declared are unknown, and the checker does not
+  // report them again (the import's own error is the one report).
+  bool imports_complete = true;
 };
 
 // Loads `path` (or `text` when given, named `path`) and its imports.

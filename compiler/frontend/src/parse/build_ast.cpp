@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "allot/duration.h"
+
 #include <charconv>
 
 namespace allot {
@@ -51,14 +53,24 @@ class Builder {
     return value;
   }
 
+  // Read as every input reads a duration (support::parse_duration_seconds).
   double duration_seconds(const antlr4::Token* token) {
     const std::string text = token->getText();
-    static constexpr std::pair<char, double> units[] = {
-        {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
-    for (auto [suffix, seconds] : units) {
-      if (text.back() == suffix) return number_value(token) * seconds;
+    if (const auto seconds = support::parse_duration_seconds(text)) return *seconds;
+    // One unit, past the longest duration: its value, for the checks that say
+    // where it is too long (a literal too large is reported by number_value).
+    if (text.find_first_of("smhdw") == text.size() - 1) {
+      static constexpr std::pair<char, double> units[] = {
+          {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
+      for (auto [suffix, seconds] : units) {
+        if (text.back() == suffix) return number_value(token) * seconds;
+      }
     }
-    return number_value(token);
+    diagnostics_.error(DiagnosticCode::invalid_duration, span(token), fmt::format("`{}` is not a duration", text))
+        .help(
+            "write whole numbers with the units largest first, each once (`1h30m`), or one unit with a decimal "
+            "part (`1.5h`)");
+    return 0;
   }
 
   static std::string string_value(const antlr4::Token* token) {

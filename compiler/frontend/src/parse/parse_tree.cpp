@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
+
+#include "allot/nearest_name.h"
 
 namespace allot {
 namespace {
@@ -171,31 +175,106 @@ void report_share_error(DiagnosticSink& diagnostics, FileId file, antlr4::Parser
   if (!help.empty()) diagnostic.help(help);
 }
 
+// `7days`, `15mins`, `2hrs`: the lexer reads a duration (`7d`) and then a name
+// (`ays`). Reported as the one word it is, with the duration it meant; false
+// when `offending` is not the rest of such a word.
+bool report_glued_duration(DiagnosticSink& diagnostics, FileId file, antlr4::TokenStream& tokens,
+                           antlr4::Token* offending) {
+  if (offending == nullptr || offending->getType() != AllotLexer::IDENT || offending->getTokenIndex() == 0) {
+    return false;
+  }
+  antlr4::Token* previous = tokens.get(offending->getTokenIndex() - 1);
+  if (previous->getType() != AllotLexer::DURATION || previous->getStopIndex() + 1 != offending->getStartIndex()) {
+    return false;
+  }
+  const std::string word = previous->getText() + offending->getText();
+  const std::size_t digits = word.find_first_not_of("0123456789.");
+  const std::string number = word.substr(0, digits), unit = word.substr(digits);
+  static const std::pair<const char*, std::vector<std::string>> kUnits[] = {{"s", {"sec", "secs", "second", "seconds"}},
+                                                                            {"m", {"min", "mins", "minute", "minutes"}},
+                                                                            {"h", {"hr", "hrs", "hour", "hours"}},
+                                                                            {"d", {"day", "days"}},
+                                                                            {"w", {"wk", "wks", "week", "weeks"}}};
+  std::string meant;
+  for (const auto& [letter, words] : kUnits) {
+    if (std::find(words.begin(), words.end(), unit) != words.end()) meant = number + letter;
+  }
+  Span span = token_span(file, previous);
+  span.end = token_span(file, offending).end;
+  diagnostics.error(DiagnosticCode::syntax_error, span, fmt::format("`{}` is not a duration", word))
+      .help(meant.empty() ? "a duration is a number and one unit: `s`, `m`, `h`, `d` or `w`, as in `15m` or `7d`"
+                          : fmt::format("write `{}`: a number and one unit (`s`, `m`, `h`, `d` or `w`)", meant));
+  return true;
+}
+
+// Syntax errors. The first stops the parse (StopParsing); parse_tree() then
+// parses each later declaration on its own (report_later_errors), so a
+// mistake in one `class` does not hide one in `rank`: at most kMaxLaterErrors
+// more, one per declaration, each on a later line than the one before.
 class ParserErrors : public antlr4::BaseErrorListener {
  public:
+  static constexpr int kMaxLaterErrors = 9;
+
   ParserErrors(FileId file, DiagnosticSink& diagnostics) : file_(file), diagnostics_(diagnostics) {}
+
+  // Where the first error was, when later declarations may be parsed for more
+  // (not after an unterminated comment, which ends the file).
+  std::optional<std::size_t> first_error() const { return first_index_; }
+  void start_collecting() { collecting_ = true; }
+  bool may_report_more() const { return later_errors_ < kMaxLaterErrors; }
+
   void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, std::size_t, std::size_t,
                    const std::string&, std::exception_ptr) override {
+    if (collecting_) {
+      if (offending == nullptr || static_cast<int>(offending->getLine()) <= last_line_ ||
+          later_errors_ == kMaxLaterErrors || offending->getType() == AllotLexer::UNTERMINATED_COMMENT) {
+        throw StopParsing{};  // this declaration's error is not reported; the next declaration is tried
+      }
+      ++later_errors_;
+    }
     if (offending != nullptr && offending->getType() == AllotLexer::UNTERMINATED_COMMENT) {
       diagnostics_.error(DiagnosticCode::syntax_error, token_span(file_, offending), "unterminated block comment")
           .help("close the comment with `*/`");
       throw StopParsing{};
     }
     auto* parser = static_cast<antlr4::Parser*>(recognizer);
+    if (report_glued_duration(diagnostics_, file_, *parser->getTokenStream(), offending)) return stop(offending);
     if (auto* share = dynamic_cast<AllotParser::TreeShareContext*>(parser->getContext())) {
       report_share_error(diagnostics_, file_, parser, share);
-      throw StopParsing{};
+      return stop(offending);
     }
-    std::string expected = describe_expected(parser->getVocabulary(), parser->getExpectedTokens());
+    const antlr4::misc::IntervalSet expected_tokens = parser->getExpectedTokens();
+    std::string expected = describe_expected(parser->getVocabulary(), expected_tokens);
     std::string message = fmt::format("unexpected {}", describe_found(offending));
     if (!expected.empty()) message += fmt::format(", expected {}", expected);
-    diagnostics_.error(DiagnosticCode::syntax_error, token_span(file_, offending), message);
-    throw StopParsing{};
+    auto diagnostic = diagnostics_.error(DiagnosticCode::syntax_error, token_span(file_, offending), message);
+    // `max_gpu 1`, `preemt when`: a misspelt keyword the parser expected here.
+    if (offending != nullptr && offending->getType() == AllotLexer::IDENT) {
+      std::vector<std::string> keywords;
+      for (std::size_t type : expected_tokens.toList()) {
+        const std::string literal = parser->getVocabulary().getLiteralName(type);
+        if (literal.size() > 2 && literal.front() == '\'') keywords.push_back(literal.substr(1, literal.size() - 2));
+      }
+      const std::string near = support::nearest_name(offending->getText(), keywords);
+      if (!near.empty()) diagnostic.help(fmt::format("did you mean `{}`?", near));
+    }
+    stop(offending);
   }
 
  private:
+  // After a report: the parse (of the file, or of one later declaration) stops.
+  void stop(antlr4::Token* offending) {
+    if (offending != nullptr) last_line_ = static_cast<int>(offending->getLine());
+    if (!collecting_) first_index_ = offending != nullptr ? offending->getTokenIndex() : 0;
+    throw StopParsing{};
+  }
+
   FileId file_;
   DiagnosticSink& diagnostics_;
+  bool collecting_ = false;
+  std::optional<std::size_t> first_index_;
+  int last_line_ = 0;
+  int later_errors_ = 0;
 };
 
 // Stops the parse when rules nest deeper than kMaxRuleDepth, which bounds the
@@ -314,6 +393,56 @@ Span context_span(FileId file, antlr4::ParserRuleContext* context) {
   return {file, begin.begin, token_span(file, stop).end};
 }
 
+namespace {
+
+// Whether `index` starts a declaration of a policy or a library (`class`,
+// `rank`, `fn`, ...): its keyword, first on its line (so `job.class` is not one).
+bool starts_declaration(antlr4::CommonTokenStream& tokens, std::size_t index) {
+  antlr4::Token* token = tokens.get(index);
+  if (token->getChannel() != antlr4::Token::DEFAULT_CHANNEL) return false;
+  static const std::set<std::string> kKeywords = {"unit",      "window", "fairshare", "tree",    "class",
+                                                  "exception", "fn",     "rank",      "preempt", "gates"};
+  if (token->getType() == AllotLexer::IDENT || !kKeywords.count(token->getText())) return false;
+  for (std::size_t i = index; i-- > 0;) {
+    antlr4::Token* before = tokens.get(i);
+    if (before->getChannel() != antlr4::Token::DEFAULT_CHANNEL) continue;
+    return before->getLine() < token->getLine();
+  }
+  return true;
+}
+
+// After the first syntax error stopped the parse: each later declaration
+// (from its keyword) parsed on its own, its first error reported through
+// `errors`. Their trees are dropped; the file has errors either way.
+void report_later_errors(FileId file, DiagnosticSink& diagnostics, antlr4::CommonTokenStream& tokens,
+                         ParserErrors& errors) {
+  errors.start_collecting();
+  std::size_t index = *errors.first_error() + 1;
+  const std::size_t size = tokens.size();
+  while (index < size && errors.may_report_more()) {
+    while (index < size && !starts_declaration(tokens, index)) ++index;
+    if (index >= size) break;
+    tokens.seek(index);
+    grammar::AllotParser again(&tokens);
+    DepthLimit depth_limit(file, diagnostics, tokens);
+    again.removeErrorListeners();
+    again.addErrorListener(&errors);
+    again.addParseListener(&depth_limit);
+    std::size_t next = index + 1;
+    try {
+      again.policyItem();
+      next = std::max(next, again.getCurrentToken()->getTokenIndex());
+    } catch (const StopParsing&) {  // reported (or not, when on the line of the last report)
+      next = std::max(next, again.getCurrentToken()->getTokenIndex());
+    }
+    again.removeParseListeners();
+    again.removeErrorListeners();
+    index = next;
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<ParsedTree> parse_tree(FileId file, const std::string& text, DiagnosticSink& diagnostics) {
   auto tree = std::make_unique<ParsedTree>();
   tree->file = file;
@@ -361,6 +490,7 @@ std::unique_ptr<ParsedTree> parse_tree(FileId file, const std::string& text, Dia
     }
   } catch (const StopParsing&) {
     tree->root = nullptr;
+    if (parser_errors.first_error()) report_later_errors(file, diagnostics, *tree->tokens, parser_errors);
   }
   // The listeners live on this stack frame only.
   tree->parser->removeParseListeners();

@@ -1,10 +1,10 @@
-// A unified line diff of two texts (the dashboard's "diff of the last swap").
+// A unified line diff of two texts: the dashboard's "diff of the last swap", and `allot fmt --diff`.
 #pragma once
 
 #include <optional>
 #include <string>
 
-namespace allot::service {
+namespace allot::support {
 
 // Lines of `before` and `after` with "-", "+" or " " in front, each change
 // with up to `context` unchanged lines around it and "@@ -a,b +c,d @@" heads.
@@ -12,4 +12,4 @@ namespace allot::service {
 // or too different (more than 2,000 lines changed).
 std::optional<std::string> unified_diff(const std::string& before, const std::string& after, int context = 3);
 
-}  // namespace allot::service
+}  // namespace allot::support

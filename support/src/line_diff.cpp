@@ -1,11 +1,11 @@
-#include "line_diff.h"
+#include "allot/line_diff.h"
 
 #include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
 
-namespace allot::service {
+namespace allot::support {
 namespace {
 
 constexpr std::size_t kMaxLines = 20000;
@@ -117,4 +117,4 @@ std::optional<std::string> unified_diff(const std::string& before, const std::st
   return out;
 }
 
-}  // namespace allot::service
+}  // namespace allot::support
