@@ -6,8 +6,10 @@
 
 #include <iostream>
 
+#include "allot/accounting.h"
 #include "allot/compile.h"
 #include "allot/dates.h"
+#include "allot/text.h"
 #include "commands.h"
 
 namespace allot::cli {
@@ -43,6 +45,10 @@ std::optional<CycleInputs> load_cycle_inputs(const std::string& policy_path, con
   // A misspelt account in [usage], [debt], [owed] or [without_progress] would silently count as 0.
   if (auto unknown = runtime::check_snapshot_accounts(*snapshot, compiled.policy->tables())) {
     return fail(code, 1, unknown->to_string());
+  }
+  for (const std::string& warning :
+       runtime::unit_types_missing(compiled.policy->tables().unit, snapshot->state.inventory)) {
+    std::cerr << "allot: warning: " << support::printable(warning) << "\n";
   }
   return CycleInputs{std::move(*snapshot), std::move(compiled.policy), files_read(compiled.sources)};
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "allot/accounting.h"
 #include "allot/compile.h"
 #include "allot/files.h"
 #include "allot/simulator.h"
@@ -223,6 +224,11 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
   const auto policies = compile_policies(arguments, files, code);
   if (!policies) return code;
   if (!check_files(files)) return 2;
+  for (const ReplayPolicy& policy : *policies) {
+    for (const std::string& warning : runtime::unit_types_missing(policy.policy->tables().unit, inventory)) {
+      std::cerr << "allot: warning: " << support::printable(policy.name) << ": " << support::printable(warning) << "\n";
+    }
+  }
   // A single scale is an ordinary replay on the scaled cluster: the header says which.
   const bool one_scale = arguments.capacity_scales.size() == 1;
   simulator::ReplayReport report = empty_report(

@@ -346,3 +346,26 @@ TEST_CASE("a misspelt flag is named with the nearest flag of its command", "[cli
   CHECK(test_flag.exit_code == 2);
   CHECK_THAT(test_flag.out, Catch::Contains("did you mean `--coverage`?"));
 }
+
+TEST_CASE("a unit weight for a GPU type the cluster lacks is a warning wherever a cluster is read", "[cli]") {
+  const fs::path folder = fs::temp_directory_path() / ("allot-unit-types-" + std::to_string(getpid()));
+  fs::create_directories(folder);
+  std::ifstream file(std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot");
+  std::string saas((std::istreambuf_iterator<char>(file)), {});
+  REQUIRE(saas.find("    h100 = 1.0\n") != std::string::npos);
+  saas.replace(saas.find("    h100 = 1.0\n"), 15, "    h10O = 1.0\n");
+  std::ofstream(folder / "misspelt.allot") << saas;
+  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
+  const std::string policy = "'" + (folder / "misspelt.allot").string() + "'";
+  const std::string source = std::string(ALLOT_SOURCE_DIR);
+  const Run shares = capture("(" + allot + " shares --policy " + policy + " --state '" + source +
+                             "/examples/states/saas-wednesday.toml' 2>&1)");
+  CHECK(shares.exit_code == 0);
+  CHECK_THAT(shares.out, Catch::Contains("allot: warning: the unit weighs GPU type `h10O`, which the cluster does not "
+                                         "have; did you mean `h100`? `h100` GPUs now count 1.0 per GPU-hour"));
+  const Run replay = capture("(" + allot + " replay --now 2026-12-01 --policy " + policy + " --cluster '" + source +
+                             "/examples/clusters/saas-8gpu.toml' --scenario normal --days 1 2>&1)");
+  CHECK(replay.exit_code == 0);
+  CHECK_THAT(replay.out, Catch::Contains("allot: warning: misspelt: the unit weighs GPU type `h10O`"));
+  fs::remove_all(folder);
+}

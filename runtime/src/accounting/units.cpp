@@ -1,7 +1,10 @@
 // Units and rates (accounting.h): what holding resources costs in a policy's unit.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "allot/accounting.h"
+#include "allot/nearest_name.h"
 
 namespace allot::runtime {
 
@@ -36,6 +39,21 @@ UnitWeights unit_weights(const UnitInfo& unit, const ResourceAmounts& capacity) 
 
 UnitWeights unit_weights(const PolicyTables& tables, const Inventory& inventory) {
   return unit_weights(tables.unit, schedulable_capacity(inventory));
+}
+
+std::vector<std::string> unit_types_missing(const UnitInfo& unit, const Inventory& inventory) {
+  std::vector<std::string> sentences;
+  if (unit.dominant) return sentences;
+  for (const auto& [type, weight] : unit.weights) {
+    if (std::find(inventory.gpu_types.begin(), inventory.gpu_types.end(), type) != inventory.gpu_types.end()) continue;
+    const std::string near = support::nearest_name(type, inventory.gpu_types);
+    sentences.push_back(fmt::format("the unit weighs GPU type `{}`, which the cluster does not have{}", type,
+                                    near.empty() ? std::string(" (its GPUs of other types count 1.0 per GPU-hour)")
+                                                 : fmt::format("; did you mean `{}`? `{}` GPUs now count 1.0 per "
+                                                               "GPU-hour",
+                                                               near, near)));
+  }
+  return sentences;
 }
 
 LedgerConfig ledger_config(const PolicyTables& tables, const Inventory& inventory) {
