@@ -1,7 +1,6 @@
 // compile_options and read_cluster_facts (commands.h): what the full binary
 // adds to the lint binary's inputs (lint.h): how a policy is compiled, and the
 // cluster `allot check --cluster` checks against.
-#include <algorithm>
 #include <iostream>
 
 #include "allot/inventory.h"
@@ -27,7 +26,6 @@ std::optional<int> read_cluster_facts(const std::string& path, std::optional<Clu
   cluster.gpu_types = inventory->gpu_types;
   cluster.nodes = static_cast<int>(inventory->nodes.size());
   cluster.total_gpus = inventory->total_gpus();
-  for (const auto& node : inventory->nodes) cluster.largest_node_gpus = std::max(cluster.largest_node_gpus, node.gpus);
   facts = std::move(cluster);
   return std::nullopt;
 }

@@ -171,12 +171,14 @@ int run_eval(const EvalArguments& arguments) {
     state.pending.push_back(std::move(*job));
   }
   const CompiledPolicy& policy = *inputs->policy;
-  const auto explanation = runtime::explain_job(state, policy, job_id);
+  runtime::ExplainOptions options;
+  options.preempt_pairs = 1000;
+  const auto explanation = runtime::explain_job(state, policy, job_id, options);
   if (!explanation) {
     std::cerr << "allot: " << explanation.error() << "\n";
     return 1;
   }
-  const runtime::PreemptVerdicts verdicts = runtime::preempt_verdicts(state, policy, job_id);
+  const runtime::PreemptVerdicts verdicts = explanation->preempt.value_or(runtime::PreemptVerdicts{});
   if (arguments.json) {
     const Json document{{"schema", "allot.eval/1"},
                         {"explain", Json::parse(runtime::explanation_json(*explanation, state.inventory))},

@@ -261,8 +261,9 @@ class Server {
     return options;
   }
 
-  void update(const std::string& uri, std::string text) {
-    if (text.size() > support::kMaxPolicyBytes) text.resize(support::kMaxPolicyBytes);  // the checker says so
+  // A document over the checker's limit is kept whole (a message is at most
+  // kMaxMessageBytes) and the checker reports it as `input_too_large`.
+  void update(const std::string& uri, const std::string& text) {
     documents_[uri] = text;
     const std::optional<std::string> path = path_of(uri);
     publish(uri, path ? diagnostics_of(*path, text, options()) : Json::array());

@@ -13,16 +13,12 @@
 #include "allot/duration.h"
 #include "allot/policy_diff.h"
 #include "allot/share_report.h"
+#include "allot/text.h"
 
 namespace allot::policydiff {
 namespace {
 
-std::string percent(double fraction) {
-  std::string text = fmt::format("{:.4f}", fraction * 100);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text + "%";
-}
+std::string percent(double fraction) { return support::format_decimal(fraction * 100, 4) + "%"; }
 
 std::string duration(double seconds) {
   if (seconds <= 0) return "";

@@ -19,12 +19,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kTop = 10;  // places of the ranking diff shown
 
-std::string percent(double fraction) {
-  std::string text = fmt::format("{:.2f}", fraction * 100);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text + "%";
-}
+std::string percent(double fraction) { return support::format_decimal(fraction * 100, 2) + "%"; }
 
 // "40% -> 45%", "40%" when equal, "(new) 45%", "40% (removed)".
 std::string change(const std::optional<ShareChange::Side>& before, const std::optional<ShareChange::Side>& after,

@@ -24,47 +24,45 @@ std::optional<double> decimal_duration(std::string_view text) {
     if (i != point && (text[i] < '0' || text[i] > '9')) return std::nullopt;
   }
   const std::size_t which = kUnits.find(text[unit]);
-  if (which == std::string_view::npos || point > 18) return std::nullopt;  // more digits than any limit allows
-  const double seconds = std::strtod(std::string(text.substr(0, unit)).c_str(), nullptr) * kUnitSeconds[which];
-  if (!(seconds <= static_cast<double>(kMaxDurationSeconds))) return std::nullopt;
-  return seconds;
+  if (which == std::string_view::npos) return std::nullopt;
+  return std::strtod(std::string(text.substr(0, unit)).c_str(), nullptr) * static_cast<double>(kUnitSeconds[which]);
 }
 
-// "1h30m": whole numbers, units largest first, each once.
-std::optional<std::int64_t> whole_duration(std::string_view text) {
+// "1h30m": whole numbers, units largest first, each once. In double: every
+// duration within kMaxDurationSeconds (each number and the sum below 2^53) is
+// exact, and a longer one is still a value the checker can say is too long.
+std::optional<double> whole_duration(std::string_view text) {
   if (text.empty()) return std::nullopt;
-  std::int64_t total = 0;
+  double total = 0;
   std::size_t next_unit = 0, at = 0;
   while (at < text.size()) {
-    std::int64_t number = 0;
     const std::size_t digits_start = at;
-    // Each number is below kMaxDurationSeconds, so number * 10 + 9 never overflows.
-    for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at) {
-      number = number * 10 + (text[at] - '0');
-      if (number > kMaxDurationSeconds) return std::nullopt;
-    }
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
     if (at == digits_start || at == text.size()) return std::nullopt;
-    const std::size_t unit = kUnits.find(text[at++], next_unit);
+    const std::size_t unit = kUnits.find(text[at], next_unit);
     if (unit == std::string_view::npos) return std::nullopt;
-    if (number > (kMaxDurationSeconds - total) / kUnitSeconds[unit]) return std::nullopt;
-    total += number * kUnitSeconds[unit];
+    const double number = std::strtod(std::string(text.substr(digits_start, at - digits_start)).c_str(), nullptr);
+    total += number * static_cast<double>(kUnitSeconds[unit]);
     next_unit = unit + 1;
+    ++at;
   }
   return total;
 }
 
 }  // namespace
 
+std::optional<double> parse_duration_unbounded(std::string_view text) {
+  return text.find('.') != std::string_view::npos ? decimal_duration(text) : whole_duration(text);
+}
+
 std::optional<double> parse_duration_seconds(std::string_view text) {
-  if (text.find('.') != std::string_view::npos) return decimal_duration(text);
-  const auto whole = whole_duration(text);
-  if (!whole) return std::nullopt;
-  return static_cast<double>(*whole);
+  const auto seconds = parse_duration_unbounded(text);
+  if (!seconds || !(*seconds <= static_cast<double>(kMaxDurationSeconds))) return std::nullopt;
+  return seconds;
 }
 
 std::optional<std::int64_t> parse_duration(std::string_view text) {
-  if (text.find('.') == std::string_view::npos) return whole_duration(text);
-  const auto seconds = decimal_duration(text);
+  const auto seconds = parse_duration_seconds(text);
   if (!seconds || *seconds != std::floor(*seconds)) return std::nullopt;
   return static_cast<std::int64_t>(*seconds);
 }

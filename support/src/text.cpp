@@ -1,5 +1,7 @@
 #include "allot/text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <utility>
@@ -252,6 +254,16 @@ std::string escape_html(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string format_decimal(double value, int decimals) {
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
 }
 
 }  // namespace allot::support

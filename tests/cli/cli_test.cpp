@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "runtime/temp_folder.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -52,33 +54,13 @@ std::string read_all(const fs::path& path) {
   return contents.str();
 }
 
-// A scratch folder for one test, removed afterwards.
-class ScratchFolder {
- public:
-  ScratchFolder()
-      : path_(fs::temp_directory_path() /
-              ("allot-cli-test-" + std::to_string(getpid()) + "-" + std::to_string(next_++))) {
-    fs::create_directories(path_);
-  }
-  ~ScratchFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-
-  fs::path write(const std::string& relative, const std::string& text) const {
-    const fs::path file = path_ / relative;
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-    return file;
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  static inline int next_ = 0;
-  fs::path path_;
-};
+// The shipped policy `name` with the first `from` replaced by `to`.
+std::string edited_policy(const std::string& name, const std::string& from, const std::string& to) {
+  std::string text = read_all(fs::path(ALLOT_SOURCE_DIR) / "policies" / name);
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
 
 const fs::path kCleanPolicy = fs::path(ALLOT_SOURCE_DIR) / "tests/golden/check/clean-seed_company/input.allot";
 const std::string kSyntaxError = "policy broken {\n  unit gpu_hours { h100 = 1.0 }\n  window 7d\n  bogus\n}\n";
@@ -90,8 +72,8 @@ TEST_CASE("allot check exits 0 on a clean policy", "[cli]") {
 }
 
 TEST_CASE("allot check exits 1 on an error", "[cli]") {
-  ScratchFolder scratch;
-  const Run run = allot("check --now 2026-12-01 " + quoted(scratch.write("broken.allot", kSyntaxError)));
+  const TempFolder scratch("allot-cli-test");
+  const Run run = allot("check --now 2026-12-01 " + quoted(fs::path(scratch.write("broken.allot", kSyntaxError))));
   CHECK(run.exit_code == 1);
   CHECK(run.out.find("error[syntax_error]") != std::string::npos);
 }
@@ -107,7 +89,7 @@ TEST_CASE("allot check exits 1 on warnings only with --deny-warnings", "[cli]") 
 }
 
 TEST_CASE("allot exits 2 on usage and I/O failures", "[cli]") {
-  ScratchFolder scratch;
+  const TempFolder scratch("allot-cli-test");
   CHECK(allot("check " + quoted(scratch.path() / "no-such-policy.allot")).exit_code == 2);
   CHECK(allot("check --now 2026-13-45 " + quoted(kCleanPolicy)).exit_code == 2);
   CHECK(allot("check --now tomorrow " + quoted(kCleanPolicy)).exit_code == 2);
@@ -117,7 +99,7 @@ TEST_CASE("allot exits 2 on usage and I/O failures", "[cli]") {
 }
 
 TEST_CASE("allot check on a folder checks every *.allot below it", "[cli]") {
-  ScratchFolder scratch;
+  const TempFolder scratch("allot-cli-test");
   scratch.write("team/clean.allot", read_all(kCleanPolicy));
   scratch.write("team/nested/deeper/broken.allot", kSyntaxError);
   scratch.write("team/notes.txt", "not a policy {{{");
@@ -129,8 +111,9 @@ TEST_CASE("allot check on a folder checks every *.allot below it", "[cli]") {
 }
 
 TEST_CASE("allot check prints no colour codes unless writing to a terminal", "[cli]") {
-  ScratchFolder scratch;
-  const std::string arguments = "check --now 2026-12-01 " + quoted(scratch.write("broken.allot", kSyntaxError));
+  const TempFolder scratch("allot-cli-test");
+  const std::string arguments =
+      "check --now 2026-12-01 " + quoted(fs::path(scratch.write("broken.allot", kSyntaxError)));
   const Run piped = allot(arguments);
   CHECK(piped.out.find("error[syntax_error]") != std::string::npos);
   CHECK(piped.out.find('\x1b') == std::string::npos);
@@ -149,7 +132,7 @@ TEST_CASE("allot check prints no colour codes unless writing to a terminal", "[c
 }
 
 TEST_CASE("allot check --format json, sarif and github print what their readers parse", "[cli]") {
-  ScratchFolder scratch;
+  const TempFolder scratch("allot-cli-test");
   const fs::path broken = scratch.write("broken.allot", kSyntaxError);
   const std::string files = quoted(broken) + " " + quoted(kCleanPolicy);
 
@@ -227,20 +210,13 @@ TEST_CASE("allot check and allot fmt --check on a folder without policies exit 2
 }
 
 TEST_CASE("every command finds imports through -I and ALLOT_PATH, as allot check does", "[cli]") {
-  const fs::path root = fs::temp_directory_path() / ("allot-import-path-" + std::to_string(getpid()));
-  fs::create_directories(root / "policies");
-  fs::create_directories(root / "shared" / "team");
-  std::ofstream(root / "shared" / "team" / "boost.allot") << "fn team_boost(j: job): number = j.wait / 1h\n";
-  std::ifstream source(std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot");
-  std::stringstream text;
-  text << source.rdbuf();
-  std::string policy = text.str();
+  const TempFolder root("allot-import-path");
+  root.write("shared/team/boost.allot", "fn team_boost(j: job): number = j.wait / 1h\n");
   const std::string anchor = "import \"stdlib/waiting.allot\"\n";
-  policy.insert(policy.find(anchor) + anchor.size(), "import \"team/boost.allot\"\n");
-  std::ofstream(root / "policies" / "site.allot") << policy;
+  root.write("policies/site.allot", edited_policy("saas.allot", anchor, anchor + "import \"team/boost.allot\"\n"));
   const std::string allot = std::string("'") + ALLOT_BINARY + "'";
-  const std::string file = "'" + (root / "policies" / "site.allot").string() + "'";
-  const std::string shared = "'" + (root / "shared").string() + "'";
+  const std::string file = "'" + (root.path() / "policies" / "site.allot").string() + "'";
+  const std::string shared = "'" + (root.path() / "shared").string() + "'";
   const std::string state = std::string("'") + ALLOT_SOURCE_DIR + "/examples/states/saas-wednesday.toml'";
   // Without the folder every command refuses the import; with it, each one reads the policy.
   CHECK(capture(allot + " check --now 2026-12-01 " + file).exit_code == 1);
@@ -252,29 +228,21 @@ TEST_CASE("every command finds imports through -I and ALLOT_PATH, as allot check
   CHECK(capture("ALLOT_PATH=/nonexistent:" + shared + " " + allot + " shares --engine interp --policy " + file +
                 " --state " + state)
             .exit_code == 0);
-  fs::remove_all(root);
 }
 
 TEST_CASE("allot check --cluster refuses a unit weight for a GPU type the cluster lacks, and a class too big for it",
           "[cli]") {
-  const fs::path folder = fs::temp_directory_path() / ("allot-cluster-check-" + std::to_string(getpid()));
-  fs::create_directories(folder);
-  std::ifstream file(std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot");
-  const std::string saas((std::istreambuf_iterator<char>(file)), {});
-  const auto write = [&](const std::string& name, std::string text, const std::string& from, const std::string& to) {
-    if (!from.empty()) {
-      REQUIRE(text.find(from) != std::string::npos);
-      text.replace(text.find(from), from.size(), to);
-    }
-    std::ofstream(folder / name) << text;
-    return "'" + (folder / name).string() + "'";
+  const TempFolder folder("allot-cluster-check");
+  const auto write = [&](const std::string& name, const std::string& from, const std::string& to) {
+    return quoted(fs::path(folder.write(name, edited_policy("saas.allot", from, to))));
   };
   const std::string allot = std::string("'") + ALLOT_BINARY + "'";
   const std::string cluster = " --cluster '" + std::string(ALLOT_SOURCE_DIR) + "/examples/clusters/saas-8gpu.toml'";
-  const std::string clean = write("clean.allot", saas, "", "");
+  const std::string saas = quoted(fs::path(ALLOT_SOURCE_DIR) / "policies/saas.allot");
+  const std::string clean = saas;
   CHECK(capture(allot + " check --now 2026-12-01 " + clean + cluster).exit_code == 0);
 
-  const std::string misspelt = write("misspelt.allot", saas, "    h100 = 1.0\n", "    h10O = 1.0\n");
+  const std::string misspelt = write("misspelt.allot", "    h100 = 1.0\n", "    h10O = 1.0\n");
   CHECK(capture(allot + " check --now 2026-12-01 " + misspelt).exit_code == 0);  // nothing to compare with
   const Run typo = capture("(" + allot + " check --now 2026-12-01 " + misspelt + cluster + " 2>&1)");
   CHECK(typo.exit_code == 1);
@@ -282,14 +250,13 @@ TEST_CASE("allot check --cluster refuses a unit weight for a GPU type the cluste
   CHECK_THAT(typo.out, Catch::Contains("saas-8gpu.toml` has no GPU type `h10O`"));
   CHECK_THAT(typo.out, Catch::Contains("did you mean `h100`?"));
 
-  const std::string big = write("big.allot", saas, "    max_gpus 4\n", "    max_gpus 64\n");
+  const std::string big = write("big.allot", "    max_gpus 4\n", "    max_gpus 64\n");
   const Run too_big = capture("(" + allot + " check --now 2026-12-01 " + big + cluster + " 2>&1)");
   CHECK(too_big.exit_code == 1);
   CHECK_THAT(too_big.out, Catch::Contains("class `eval` lets a job ask for 64 GPUs, but cluster `"));
   CHECK_THAT(too_big.out, Catch::Contains("` has 8"));
 
-  CHECK(capture(allot + " check " + clean + " --cluster '" + (folder / "none.toml").string() + "'").exit_code == 2);
-  fs::remove_all(folder);
+  CHECK(capture(allot + " check " + clean + " --cluster '" + folder.file("none.toml") + "'").exit_code == 2);
 }
 
 TEST_CASE("allot check - checks a policy on standard input", "[cli]") {
@@ -348,15 +315,11 @@ TEST_CASE("a misspelt flag is named with the nearest flag of its command", "[cli
 }
 
 TEST_CASE("a unit weight for a GPU type the cluster lacks is a warning wherever a cluster is read", "[cli]") {
-  const fs::path folder = fs::temp_directory_path() / ("allot-unit-types-" + std::to_string(getpid()));
-  fs::create_directories(folder);
-  std::ifstream file(std::string(ALLOT_SOURCE_DIR) + "/policies/saas.allot");
-  std::string saas((std::istreambuf_iterator<char>(file)), {});
-  REQUIRE(saas.find("    h100 = 1.0\n") != std::string::npos);
-  saas.replace(saas.find("    h100 = 1.0\n"), 15, "    h10O = 1.0\n");
-  std::ofstream(folder / "misspelt.allot") << saas;
+  const TempFolder folder("allot-unit-types");
+  const std::string misspelt =
+      folder.write("misspelt.allot", edited_policy("saas.allot", "    h100 = 1.0\n", "    h10O = 1.0\n"));
   const std::string allot = std::string("'") + ALLOT_BINARY + "'";
-  const std::string policy = "'" + (folder / "misspelt.allot").string() + "'";
+  const std::string policy = quoted(fs::path(misspelt));
   const std::string source = std::string(ALLOT_SOURCE_DIR);
   const Run shares = capture("(" + allot + " shares --policy " + policy + " --state '" + source +
                              "/examples/states/saas-wednesday.toml' 2>&1)");
@@ -367,5 +330,4 @@ TEST_CASE("a unit weight for a GPU type the cluster lacks is a warning wherever 
                              "/examples/clusters/saas-8gpu.toml' --scenario normal --days 1 2>&1)");
   CHECK(replay.exit_code == 0);
   CHECK_THAT(replay.out, Catch::Contains("allot: warning: misspelt: the unit weighs GPU type `h10O`"));
-  fs::remove_all(folder);
 }

@@ -4,7 +4,8 @@ each step sends a client message with Content-Length framing or reads the next
 server message and requires it to contain the expected one (objects: every
 expected key, recursively; lists: the same length, element by element). Then
 the server's exit code. Also a hostile-input session: a message that is not
-JSON gets a parse error, an oversized Content-Length ends the server with a
+JSON gets a parse error, a document over the checker's limit gets
+`input_too_large`, an oversized Content-Length ends the server with a
 message, never a crash.
 Usage: lsp_test.py BINARY SOURCE_ROOT"""
 import json
@@ -127,6 +128,14 @@ server.stdin.flush()
 answer = read_message(server.stdout)
 if not answer or answer.get("error", {}).get("code") != -32700:
     failures.append(f"a body that is not JSON: {answer}")
+# A document over the checker's 1 MiB: reported, not cut short and checked.
+server.stdin.write(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+    "uri": "file:///tmp/huge.allot", "languageId": "allot", "version": 1, "text": "# " + "x" * (2 << 20) + "\n"}}}))
+server.stdin.flush()
+answer = read_message(server.stdout)
+codes = [d.get("code") for d in (answer or {}).get("params", {}).get("diagnostics", [])]
+if codes != ["input_too_large"]:
+    failures.append(f"a document over 1 MiB: diagnostics {codes}, expected ['input_too_large']")
 server.stdin.write(b"Content-Length: 999999999\r\n\r\n")
 server.stdin.flush()
 server.stdin.close()

@@ -27,11 +27,13 @@ class TempFolder {
   // A path inside the folder.
   std::string file(const std::string& name) const { return (path_ / name).string(); }
   const std::filesystem::path& path() const { return path_; }
-  // Writes `text` to the file `name` inside the folder and returns its path.
+  // Writes `text` to the file `name` inside the folder (creating the folders
+  // `name` names) and returns its path.
   std::string write(const std::string& name, const std::string& text) const {
-    const std::string path = file(name);
+    const std::filesystem::path path = path_ / name;
+    std::filesystem::create_directories(path.parent_path());
     std::ofstream(path, std::ios::binary) << text;
-    return path;
+    return path.string();
   }
 
  private:

@@ -39,30 +39,33 @@ TEST_CASE("one duration grammar: compound whole units largest first, or one unit
     const char* text;
     std::optional<double> seconds;      // parse_duration_seconds
     std::optional<std::int64_t> whole;  // parse_duration
+    std::optional<double> unbounded;    // parse_duration_unbounded: the same grammar, no limit
   };
   const Case cases[] = {
-      {"90s", 90, 90},
-      {"1h30m", 5400, 5400},
-      {"2w3d", 17 * 86400, 17 * 86400},
-      {"1.5h", 5400, 5400},
-      {"0.5s", 0.5, std::nullopt},
-      {"0.25d", 21600, 21600},
-      {"30m1h", std::nullopt, std::nullopt},    // largest first
-      {"1h1h", std::nullopt, std::nullopt},     // each unit once
-      {"1.5h30m", std::nullopt, std::nullopt},  // a decimal only alone
-      {"1.h", std::nullopt, std::nullopt},
-      {".5h", std::nullopt, std::nullopt},
-      {"1.5", std::nullopt, std::nullopt},
-      {"1.5.5h", std::nullopt, std::nullopt},
-      {"h", std::nullopt, std::nullopt},
-      {"", std::nullopt, std::nullopt},
-      {"36600.5d", std::nullopt, std::nullopt},  // past 100 years
-      {"99999999999999999999999.5s", std::nullopt, std::nullopt},
+      {"90s", 90, 90, 90},
+      {"1h30m", 5400, 5400, 5400},
+      {"2w3d", 17 * 86400, 17 * 86400, 17 * 86400},
+      {"1.5h", 5400, 5400, 5400},
+      {"0.5s", 0.5, std::nullopt, 0.5},
+      {"0.25d", 21600, 21600, 21600},
+      {"30m1h", std::nullopt, std::nullopt, std::nullopt},    // largest first
+      {"1h1h", std::nullopt, std::nullopt, std::nullopt},     // each unit once
+      {"1.5h30m", std::nullopt, std::nullopt, std::nullopt},  // a decimal only alone
+      {"1.h", std::nullopt, std::nullopt, std::nullopt},
+      {".5h", std::nullopt, std::nullopt, std::nullopt},
+      {"1.5", std::nullopt, std::nullopt, std::nullopt},
+      {"1.5.5h", std::nullopt, std::nullopt, std::nullopt},
+      {"h", std::nullopt, std::nullopt, std::nullopt},
+      {"", std::nullopt, std::nullopt, std::nullopt},
+      {"36600.5d", std::nullopt, std::nullopt, 36600.5 * 86400},  // past 100 years
+      {"99999999999999999999999.5s", std::nullopt, std::nullopt, 99999999999999999999999.5},
+      {"1000000w1d", std::nullopt, std::nullopt, 1000000.0 * 7 * 86400 + 86400},  // past 100 years, in the grammar
   };
   for (const auto& c : cases) {
     INFO(c.text);
     CHECK(support::parse_duration_seconds(c.text) == c.seconds);
     CHECK(support::parse_duration(c.text) == c.whole);
+    CHECK(support::parse_duration_unbounded(c.text) == c.unbounded);
   }
 }
 

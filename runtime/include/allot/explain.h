@@ -25,6 +25,28 @@ struct ExplainOptions {
   CycleOptions cycle;            // as the scheduler runs it
   Seconds horizon = 14 * 86400;  // how far ahead the forecast looks
   std::size_t max_steps = 2000;  // cycles the forecast may run
+  // When above 0, Explanation::preempt holds `preempt`'s verdicts on up to
+  // this many pairs with the job (`allot eval`); the policy must have preempt.
+  std::size_t preempt_pairs = 0;
+};
+
+// `preempt`'s verdict on one pair, operand by operand (`allot eval`).
+struct PreemptVerdict {
+  std::string victim, requester;  // job ids
+  bool accepted = false;          // `preempt` answered true
+  std::vector<bool> operands;     // by CompiledPolicy::preempt_operands()
+};
+
+// What `preempt` says about the explained job (ExplainOptions::preempt_pairs):
+// a waiting job as the requester, against every running job offered as a
+// victim (as exercise_policy counts them); a running job as the victim, against
+// every waiting job of another account, when it is offered at all
+// (`not_offered` says why not). Victims or requesters in state order.
+struct PreemptVerdicts {
+  bool as_victim = false;
+  std::string not_offered;  // a running job never offered to `preempt` now: why; else ""
+  std::vector<PreemptVerdict> pairs;
+  std::size_t left_out = 0;  // pairs past ExplainOptions::preempt_pairs
 };
 
 // One account on the job's path (program first, the job's leaf account last).
@@ -84,6 +106,9 @@ struct Explanation {
   std::optional<Seconds> expected_end;  // started + expected runtime, when known
   double lost_if_stopped_now = 0;       // GPU-seconds since its last safe point
   std::optional<PreemptionStanding> preemption;
+
+  // With ExplainOptions::preempt_pairs, when the policy has preempt.
+  std::optional<PreemptVerdicts> preempt;
 };
 
 // Explains `job_id` in `state` under `policy`; an error when no job has that id.
@@ -119,26 +144,5 @@ inline constexpr std::size_t kMaxExercisedPairs = 1'000'000;
 
 // Adds what `state` exercises of `policy` to `into` (sized on first use).
 void exercise_policy(const ClusterState& state, const CompiledPolicy& policy, PolicyExercise& into);
-
-// `preempt`'s verdict on one pair, operand by operand (`allot eval`).
-struct PreemptVerdict {
-  std::string victim, requester;  // job ids
-  bool accepted = false;          // `preempt` answered true
-  std::vector<bool> operands;     // by CompiledPolicy::preempt_operands()
-};
-
-// What `preempt` says about job `job_id` of `state`: a waiting job as the
-// requester, against every running job offered as a victim (as
-// exercise_policy counts them); a running job as the victim, against every
-// waiting job of another account, when it is offered at all (`not_offered`
-// says why not). At most `limit` pairs, victims or requesters in state order.
-struct PreemptVerdicts {
-  bool as_victim = false;
-  std::string not_offered;  // a running job never offered to `preempt` now: why; else ""
-  std::vector<PreemptVerdict> pairs;
-  std::size_t left_out = 0;  // pairs past `limit`
-};
-PreemptVerdicts preempt_verdicts(const ClusterState& state, const CompiledPolicy& policy, const std::string& job_id,
-                                 std::size_t limit = 1000);
 
 }  // namespace allot::runtime

@@ -1,6 +1,6 @@
-// exercise_policy and preempt_verdicts (allot/explain.h): the values a state
-// gives a policy's rank terms and preempt operands, for `allot test
-// --coverage` and `allot eval`.
+// exercise_policy (allot/explain.h) and explain::preempt_verdicts (parts.h):
+// the values a state gives a policy's rank terms and preempt operands, for
+// `allot test --coverage` and `allot eval`.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -10,6 +10,7 @@
 #include "allot/contracts.h"
 #include "allot/explain.h"
 #include "cycle/context.h"
+#include "parts.h"
 
 namespace allot::runtime {
 namespace {
@@ -33,11 +34,12 @@ bool offered(const cycle::CycleContext& context, std::size_t victim) {
 
 }  // namespace
 
-PreemptVerdicts preempt_verdicts(const ClusterState& state, const CompiledPolicy& policy, const std::string& job_id,
-                                 std::size_t limit) {
+PreemptVerdicts explain::preempt_verdicts(const cycle::CycleContext& context, const std::string& job_id,
+                                          std::size_t limit) {
+  const ClusterState& state = context.state;
+  const CompiledPolicy& policy = context.policy;
   PreemptVerdicts verdicts;
   if (!policy.has_preempt()) return verdicts;
-  const cycle::CycleContext context(state, policy);
   const std::size_t operands = policy.preempt_operands().size();
   const std::unique_ptr<bool[]> truth(new bool[std::max<std::size_t>(operands, 1)]);
   const auto ask = [&](std::size_t victim, const cycle::PendingJob& waiting) {

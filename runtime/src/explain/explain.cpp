@@ -170,6 +170,9 @@ Expected<Explanation, std::string> explain_job(const ClusterState& state, const 
   } else {
     explain_waiting(out, context, result, options);
   }
+  if (options.preempt_pairs > 0 && policy.has_preempt()) {
+    out.preempt = explain::preempt_verdicts(context, job_id, options.preempt_pairs);
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The parts of explain_job (explain/explain.cpp): the forecast of a waiting job's next
-// opportunity and the preemption standing of a running job.
+// opportunity, the preemption standing of a running job, and preempt's verdicts.
 #pragma once
 
 #include <optional>
@@ -22,5 +22,8 @@ NextOpportunity forecast_start(const ClusterState& state, const CompiledPolicy& 
 // now and why (not), given the cycle `result` that ran on `context`.
 PreemptionStanding preemption_standing(const cycle::CycleContext& context, const CycleResult& result,
                                        std::size_t index);
+
+// `preempt`'s verdicts on up to `limit` pairs with `job_id` (Explanation::preempt).
+PreemptVerdicts preempt_verdicts(const cycle::CycleContext& context, const std::string& job_id, std::size_t limit);
 
 }  // namespace allot::runtime::explain

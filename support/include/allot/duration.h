@@ -25,6 +25,11 @@ inline constexpr std::int64_t kMaxDurationSeconds = std::int64_t{100} * 366 * 86
 // anything else, and for durations longer than kMaxDurationSeconds.
 std::optional<double> parse_duration_seconds(std::string_view text);
 
+// The same grammar without the limit: a duration however long (infinity past
+// what a double holds), so the policy checker can say in context where one is
+// too long. nullopt only for text outside the grammar.
+std::optional<double> parse_duration_unbounded(std::string_view text);
+
 // parse_duration_seconds, for inputs counted in whole seconds: "1.5h" is 5400,
 // "0.5s" is nullopt.
 std::optional<std::int64_t> parse_duration(std::string_view text);

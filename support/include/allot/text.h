@@ -38,6 +38,10 @@ std::string pad_left(std::string_view text, std::size_t width);
 // wherever they are is right. Every JSON writer passes its text through this.
 std::string json_without_controls(std::string dumped);
 
+// `value` with at most `decimals` decimals and no trailing zeros ("12.5",
+// "3", never "-0"): how numbers made of shares and percentages are shown.
+std::string format_decimal(double value, int decimals);
+
 // Text safe inside HTML, SVG or XML markup: `&`, `<`, `>` and `"` escaped, the
 // rest as it is (pass it through printable() first where control characters
 // must not remain, as XML 1.0 forbids them).

@@ -122,7 +122,7 @@ struct EntryPoints {
 class JitPolicy final : public ir::PolicyWithParts {
  public:
   JitPolicy(const ir::LoweredPolicy& policy, JitEngine& engine, llvm::orc::JITDylib& dylib, EntryPoints entry)
-      : PolicyWithParts(policy),
+      : PolicyWithParts(policy.rank_terms, policy.preempt_operands, policy.preempt_operands_or),
         tables_(policy.tables),
         source_hash_(policy.source_hash),
         job_fields_(policy.job_fields_read),

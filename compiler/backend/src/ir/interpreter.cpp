@@ -48,14 +48,16 @@ double evaluate(const Function& function, const EvaluationInputs& inputs, double
   return values[function.result];
 }
 
-PolicyWithParts::PolicyWithParts(const LoweredPolicy& policy) : preempt_or_(policy.preempt_operands_or) {
-  for (const Part& part : policy.rank_terms) {
-    rank_info_.push_back(part.info);
-    rank_functions_.push_back(part.function);
+PolicyWithParts::PolicyWithParts(std::vector<Part> rank_terms, std::vector<Part> preempt_operands,
+                                 bool preempt_operands_or)
+    : preempt_or_(preempt_operands_or) {
+  for (Part& part : rank_terms) {
+    rank_info_.push_back(std::move(part.info));
+    rank_functions_.push_back(std::move(part.function));
   }
-  for (const Part& part : policy.preempt_operands) {
-    preempt_info_.push_back(part.info);
-    preempt_functions_.push_back(part.function);
+  for (Part& part : preempt_operands) {
+    preempt_info_.push_back(std::move(part.info));
+    preempt_functions_.push_back(std::move(part.function));
   }
 }
 
@@ -77,7 +79,11 @@ void PolicyWithParts::preempt_operand_values(const abi::JobTable& victims, std::
   }
 }
 
-InterpretedPolicy::InterpretedPolicy(LoweredPolicy policy) : PolicyWithParts(policy), policy_(std::move(policy)) {}
+// The base takes the parts (moved out before policy_ is built from the rest):
+// one copy of each.
+InterpretedPolicy::InterpretedPolicy(LoweredPolicy policy)
+    : PolicyWithParts(std::move(policy.rank_terms), std::move(policy.preempt_operands), policy.preempt_operands_or),
+      policy_(std::move(policy)) {}
 
 double InterpretedPolicy::rank(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
                                const abi::ClusterView& cluster) const {

@@ -31,7 +31,7 @@ double evaluate(const Function& function, const EvaluationInputs& inputs, double
 // measure test coverage, so they need no JIT.
 class PolicyWithParts : public CompiledPolicy {
  public:
-  explicit PolicyWithParts(const LoweredPolicy& policy);
+  PolicyWithParts(std::vector<Part> rank_terms, std::vector<Part> preempt_operands, bool preempt_operands_or);
   const std::vector<PolicyPart>& rank_terms() const final { return rank_info_; }
   void rank_contributions(const abi::JobTable& jobs, std::size_t job, const abi::AccountTable& accounts,
                           const abi::ClusterView& cluster, double* out) const final;

@@ -81,13 +81,6 @@ const ast::Expr& peel_lets(const ast::Expr& expr, std::vector<const ast::Expr*>&
   return *body;
 }
 
-// Whether a preempt's condition (inside its `let`s) is an `or`.
-bool joined_by_or(const ast::Expr& body) {
-  std::vector<const ast::Expr*> lets;
-  const ast::Expr& inner = peel_lets(body, lets);
-  return inner.kind == ast::ExprKind::binary && inner.text == "or";
-}
-
 // The operands of the left-leaning chain of `operators` at the top of `expr`:
 // `a - b + c` gives a, -b, c. A right operand is never split further, so the
 // contributions added in order repeat the expression's own additions.
@@ -103,12 +96,14 @@ void chain(const ast::Expr& expr, const std::vector<std::string>& operators, std
 }
 
 // The parts of an entry point's body (rank: terms of `+` / `-`; preempt: operands of its outermost `and` or `or`),
-// each lowered on its own inside the `let`s around them.
+// each lowered on its own inside the `let`s around them. `joined_by_or` says
+// whether a preempt's condition (inside its `let`s) is an `or`.
 std::vector<Part> lower_parts(const ast::Expr& body, bool rank, std::span<const InputSchema> inputs,
-                              const LoweringScope& scope, const SourceManager& sources) {
+                              const LoweringScope& scope, const SourceManager& sources, bool* joined_by_or = nullptr) {
   std::vector<const ast::Expr*> lets;
   const ast::Expr& inner = peel_lets(body, lets);
-  const bool by_or = !rank && joined_by_or(body);
+  const bool by_or = !rank && inner.kind == ast::ExprKind::binary && inner.text == "or";
+  if (joined_by_or) *joined_by_or = by_or;
   std::vector<PartExpr> pieces;
   const std::vector<std::string> operators =
       rank ? std::vector<std::string>{"+", "-"} : std::vector<std::string>{by_or ? "or" : "and"};
@@ -186,8 +181,8 @@ LoweredPolicy lower_program(const CheckedProgram& checked, const SourceManager& 
   if (!policy.preempts.empty()) {
     const ast::Expr& body = *policy.preempts.front().body;
     lowered.preempt = lower_entry(body, preempt_inputs(), lowering);
-    lowered.preempt_operands = lower_parts(body, false, preempt_inputs(), lowering, sources);
-    lowered.preempt_operands_or = joined_by_or(body);
+    lowered.preempt_operands =
+        lower_parts(body, false, preempt_inputs(), lowering, sources, &lowered.preempt_operands_or);
   }
   lowered.source_hash = source_hash(sources);
   record_fields_read(lowered.rank, lowered);

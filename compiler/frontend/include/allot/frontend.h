@@ -30,7 +30,6 @@ struct ClusterFacts {
   std::vector<std::string> gpu_types;  // distinct
   int nodes = 0;
   int total_gpus = 0;
-  int largest_node_gpus = 0;
 };
 
 // What the checker needs to know about the world outside the policy text.

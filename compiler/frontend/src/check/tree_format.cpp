@@ -4,16 +4,12 @@
 
 #include <cmath>
 
+#include "allot/text.h"
+
 namespace allot {
 
-std::string format_number(double value) {
-  // Six decimals hide the binary noise of sums like 33.3 + 33.3 + 33.3.
-  std::string text = fmt::format("{:.6f}", value);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  if (text == "-0") text = "0";
-  return text;
-}
+// Six decimals hide the binary noise of sums like 33.3 + 33.3 + 33.3.
+std::string format_number(double value) { return support::format_decimal(value, 6); }
 
 std::string format_percent(double percent) { return format_number(percent) + "%"; }
 

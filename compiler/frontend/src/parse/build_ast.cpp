@@ -39,38 +39,43 @@ class Builder {
   // and a longer one (a typo, or a fuzzer's) would otherwise become infinity.
   static constexpr double kLargestLiteral = 1e15;
 
-  double number_value(const antlr4::Token* token) {
-    std::string text = token->getText();
-    std::size_t end = 0;
-    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-    const double value = std::strtod(text.substr(0, end).c_str(), nullptr);
-    if (value > kLargestLiteral) {
-      diagnostics_
-          .error(DiagnosticCode::number_out_of_range, span(token), fmt::format("`{}` is too large for a literal", text))
-          .help("literals go up to 1000000000000000 (10^15); use a larger unit or a smaller number");
-      return 0;
+  // The largest number written in a literal (`1.5`, `99d`, `1h30m`), and
+  // whether it is past kLargestLiteral (then reported as number_out_of_range).
+  bool too_large(const antlr4::Token* token) {
+    const std::string text = token->getText();
+    double largest = 0;
+    for (std::size_t at = 0; at < text.size();) {
+      std::size_t end = at;
+      while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+      if (end > at) largest = std::max(largest, std::strtod(text.substr(at, end - at).c_str(), nullptr));
+      at = end + 1;
     }
-    return value;
+    if (largest <= kLargestLiteral) return false;
+    diagnostics_
+        .error(DiagnosticCode::number_out_of_range, span(token), fmt::format("`{}` is too large for a literal", text))
+        .help("literals go up to 1000000000000000 (10^15); use a larger unit or a smaller number");
+    return true;
   }
 
-  // Read as every input reads a duration (support::parse_duration_seconds).
+  double number_value(const antlr4::Token* token) {
+    if (too_large(token)) return 0;
+    return std::strtod(token->getText().c_str(), nullptr);
+  }
+
+  // Read in the grammar every input reads a duration in; a duration past the
+  // longest any input may state keeps its value, and the check of the place it
+  // stands in says why it is too long there (a window, a contract).
   double duration_seconds(const antlr4::Token* token) {
     const std::string text = token->getText();
-    if (const auto seconds = support::parse_duration_seconds(text)) return *seconds;
-    // One unit, past the longest duration: its value, for the checks that say
-    // where it is too long (a literal too large is reported by number_value).
-    if (text.find_first_of("smhdw") == text.size() - 1) {
-      static constexpr std::pair<char, double> units[] = {
-          {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
-      for (auto [suffix, seconds] : units) {
-        if (text.back() == suffix) return number_value(token) * seconds;
-      }
+    const auto seconds = support::parse_duration_unbounded(text);
+    if (!seconds) {
+      diagnostics_.error(DiagnosticCode::invalid_duration, span(token), fmt::format("`{}` is not a duration", text))
+          .help(
+              "write whole numbers with the units largest first, each once (`1h30m`), or one unit with a decimal "
+              "part (`1.5h`)");
+      return 0;
     }
-    diagnostics_.error(DiagnosticCode::invalid_duration, span(token), fmt::format("`{}` is not a duration", text))
-        .help(
-            "write whole numbers with the units largest first, each once (`1h30m`), or one unit with a decimal "
-            "part (`1.5h`)");
-    return 0;
+    return too_large(token) ? 0 : *seconds;
   }
 
   static std::string string_value(const antlr4::Token* token) {
