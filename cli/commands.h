@@ -12,6 +12,10 @@
 #include "allot/compile.h"
 #include "lint.h"
 
+namespace allot::runtime {
+struct Inventory;
+}
+
 namespace allot::cli {
 
 struct CompileArguments {
@@ -166,6 +170,8 @@ int run_serve(const ServeArguments& arguments);
 // `allot check --cluster FILE`: what the checker needs of the inventory. Returns
 // the exit code after printing why when it cannot be read (2) or is invalid (1).
 std::optional<int> read_cluster_facts(const std::string& path, std::optional<ClusterFacts>& facts);
+// What the checker needs of an inventory read from `file`.
+ClusterFacts cluster_facts(const runtime::Inventory& inventory, const std::string& file);
 
 // How a command compiles: `engine` ("jit" or "interp") and import_path().
 CompileOptions compile_options(const std::string& engine);

@@ -1,4 +1,4 @@
-// compile_options and read_cluster_facts (commands.h): what the full binary
+// compile_options, read_cluster_facts and cluster_facts (commands.h): what the full binary
 // adds to the lint binary's inputs (lint.h): how a policy is compiled, and the
 // cluster `allot check --cluster` checks against.
 #include <iostream>
@@ -21,13 +21,17 @@ std::optional<int> read_cluster_facts(const std::string& path, std::optional<Clu
     std::cerr << "allot: " << inventory.error().to_string() << '\n';
     return inventory.error().unreadable ? 2 : 1;
   }
-  ClusterFacts cluster;
-  cluster.file = path;
-  cluster.gpu_types = inventory->gpu_types;
-  cluster.nodes = static_cast<int>(inventory->nodes.size());
-  cluster.total_gpus = inventory->total_gpus();
-  facts = std::move(cluster);
+  facts = cluster_facts(*inventory, path);
   return std::nullopt;
+}
+
+ClusterFacts cluster_facts(const runtime::Inventory& inventory, const std::string& file) {
+  ClusterFacts cluster;
+  cluster.file = file;
+  cluster.gpu_types = inventory.gpu_types;
+  cluster.nodes = static_cast<int>(inventory.nodes.size());
+  cluster.total_gpus = inventory.total_gpus();
+  return cluster;
 }
 
 }  // namespace allot::cli

@@ -50,6 +50,13 @@ void on_stop(int) { stop_requested = 1; }
 
 void log(const std::string& line) { std::cerr << "allot serve: " << line << '\n' << std::flush; }
 
+// The warnings of a policy that runs (a passed review date, a GPU type the cluster lacks), one line each.
+void log_warnings(const std::vector<Diagnostic>& diagnostics) {
+  for (const Diagnostic& diagnostic : diagnostics) {
+    if (diagnostic.severity == Severity::warning) log(runtime::diagnostic_line(diagnostic));
+  }
+}
+
 constexpr std::size_t kMaxTokenBytes = 4096;
 constexpr std::size_t kMinTokenBytes = 16;
 constexpr std::size_t kMaxBodyBytes = 64 * 1024;
@@ -182,6 +189,11 @@ int run_serve(const ServeArguments& given) {
     std::cerr << "allot: " << inventory.error().to_string() << '\n';
     return inventory.error().unreadable ? 2 : 1;
   }
+  // The cluster is known before any policy: what the policy gets wrong about it (a unit
+  // weight for a GPU type it lacks, a class bigger than it) is a warning at start and on
+  // every swap (in the log, and in POST /policy's answer), never a refusal.
+  options.check.cluster = cluster_facts(*inventory, arguments.cluster);
+  options.check.cluster_facts_are_warnings = true;
   auto source = support::read_file(arguments.policy, support::kMaxPolicyBytes);
   runtime::SwapCandidate first = runtime::compile_candidate(arguments.policy, options);
   if (!first.policy) {
@@ -284,7 +296,12 @@ int run_serve(const ServeArguments& given) {
   api.write_burst = 2 * arguments.rate_limit;
   api.read_rate = arguments.read_rate_limit;
   api.read_burst = 2 * arguments.read_rate_limit;
-  api.on_policy_change = [&metrics](const service::PolicyChange& change) { metrics.policy_change(change); };
+  api.on_policy_change = [&metrics](const service::PolicyChange& change) {
+    metrics.policy_change(change);
+    if (change.dry_run) return;
+    log("policy " + change.outcome.message);
+    if (change.outcome.swapped) log_warnings(change.outcome.diagnostics);
+  };
   service::mount_api(server, service, std::move(api));
   if (auto problem = server.start(arguments.listen)) {
     std::cerr << "allot: --listen: " << *problem << '\n';
@@ -297,6 +314,7 @@ int run_serve(const ServeArguments& given) {
   log(fmt::format("policy `{}` {}, cluster `{}` ({} nodes), database `{}`; a cycle every {}",
                   first.policy->tables().name, first.policy->source_hash().substr(0, 12), service.inventory().name,
                   service.inventory().nodes.size(), arguments.db, arguments.interval));
+  log_warnings(first.diagnostics);
   if (arguments.demo) {
     log(fmt::format("demo: a week of generated arrivals from {}, {}x faster than real time; token in {}",
                     support::format_timestamp(demo_start), arguments.speed, arguments.token_file));

@@ -23,6 +23,7 @@
 #include <system_error>
 #include <thread>
 
+#include "allot/accounting.h"
 #include "allot/audit.h"
 #include "allot/audit_json.h"
 #include "allot/compile.h"
@@ -207,10 +208,7 @@ std::vector<std::string> feed_records(const slurm::PassReport& report, bool dry_
 // One line per diagnostic for the audit log: "file:line:column: error[code]: message".
 std::vector<std::string> diagnostic_lines(const std::vector<Diagnostic>& diagnostics) {
   std::vector<std::string> lines;
-  for (const Diagnostic& d : diagnostics) {
-    lines.push_back(fmt::format("{}:{}:{}: {}[{}]: {}", d.span.file, d.span.line, d.span.column,
-                                d.severity == Severity::error ? "error" : "warning", d.code, d.message));
-  }
+  for (const Diagnostic& d : diagnostics) lines.push_back(runtime::diagnostic_line(d));
   return lines;
 }
 
@@ -246,6 +244,7 @@ class Loop {
   void finish_reload();
   void install(Reload reload, slurm::Seconds now);
   void say_governance(const CompiledPolicy& policy, slurm::Seconds now);
+  void say_unit_types(const CompiledPolicy& policy, const runtime::Inventory& inventory);
   bool audit(const std::string& lines, slurm::Seconds now);
   void write_snapshot(const slurm::PassReport& report);
   Expected<slurm::PassReport, std::string> reconcile(const CompiledPolicy& policy, slurm::Seconds now);
@@ -263,6 +262,7 @@ class Loop {
   std::future<Reload> reload_;
   std::set<std::pair<std::string, std::string>> governance_said_;  // (code, subject) said for the running policy
   std::int64_t governance_day_ = -1;                               // the day the notices were last repeated
+  std::vector<std::string> unit_types_said_;  // the unit's GPU types Slurm lacks, as last logged for the running policy
   int failures_ = 0;
 };
 
@@ -335,6 +335,7 @@ void Loop::install(Reload reload, slurm::Seconds now) {
       running_policy_ = std::move(reload.policy_text);
       running_map_ = std::move(reload.map_text);
       governance_said_.clear();
+      unit_types_said_.clear();
       log(fmt::format("{}{}; running jobs keep the contracts they started with", outcome.message,
                       record.map_changed ? " with the new mapping file" : ""));
       log_warnings(outcome.diagnostics);
@@ -394,6 +395,16 @@ void Loop::say_governance(const CompiledPolicy& policy, slurm::Seconds now) {
     if (first) lines += slurm::governance_json(notice, now, policy.source_hash()) + "\n";
   }
   if (!lines.empty()) audit(lines, now);
+}
+
+// A unit weight for a GPU type Slurm's nodes do not have (runtime::unit_types_missing):
+// logged at the first pass of each policy, and again whenever what is missing changes
+// (a node type added or retired); scheduling goes on, with those GPUs at 1.0.
+void Loop::say_unit_types(const CompiledPolicy& policy, const runtime::Inventory& inventory) {
+  std::vector<std::string> missing = runtime::unit_types_missing(policy.tables().unit, inventory);
+  if (missing == unit_types_said_) return;
+  for (const std::string& warning : missing) log("WARNING unit: " + warning);
+  unit_types_said_ = std::move(missing);
 }
 
 // The state the pass scheduled, for `allot explain` and `allot shares` on the
@@ -464,6 +475,7 @@ int Loop::run() {
       if (metrics_ != nullptr) metrics_->pass_failed(took, report.error());
     } else {
       for (const std::string& note : report->notes) log(note);
+      say_unit_types(*policy, report->inventory);
       log(pass_summary(*report));
       // The ledger is committed; a record that cannot be written is a failed pass.
       if (audit_ != nullptr) {

@@ -11,16 +11,6 @@
 namespace allot::runtime {
 namespace {
 
-// "file:line:column: error[code]: message", the way compilers print a location.
-std::string located(const Diagnostic& diagnostic) {
-  const char* severity = diagnostic.severity == Severity::error ? "error" : "warning";
-  if (diagnostic.span.line <= 0) {
-    return fmt::format("{}: {}[{}]: {}", diagnostic.span.file, severity, diagnostic.code, diagnostic.message);
-  }
-  return fmt::format("{}:{}:{}: {}[{}]: {}", diagnostic.span.file, diagnostic.span.line, diagnostic.span.column,
-                     severity, diagnostic.code, diagnostic.message);
-}
-
 bool is_error(const Diagnostic& diagnostic) { return diagnostic.severity == Severity::error; }
 
 // The first error with its location, and how many more there are.
@@ -28,11 +18,20 @@ std::string first_error(const std::vector<Diagnostic>& diagnostics) {
   const auto error = std::find_if(diagnostics.begin(), diagnostics.end(), is_error);
   if (error == diagnostics.end()) return "the policy did not compile";
   const auto more = std::count_if(diagnostics.begin(), diagnostics.end(), is_error) - 1;
-  if (more == 0) return located(*error);
-  return fmt::format("{} (and {} more error{})", located(*error), more, more == 1 ? "" : "s");
+  if (more == 0) return diagnostic_line(*error);
+  return fmt::format("{} (and {} more error{})", diagnostic_line(*error), more, more == 1 ? "" : "s");
 }
 
 }  // namespace
+
+std::string diagnostic_line(const Diagnostic& diagnostic) {
+  const char* severity = diagnostic.severity == Severity::error ? "error" : "warning";
+  if (diagnostic.span.line <= 0) {
+    return fmt::format("{}: {}[{}]: {}", diagnostic.span.file, severity, diagnostic.code, diagnostic.message);
+  }
+  return fmt::format("{}:{}:{}: {}[{}]: {}", diagnostic.span.file, diagnostic.span.line, diagnostic.span.column,
+                     severity, diagnostic.code, diagnostic.message);
+}
 
 namespace {
 

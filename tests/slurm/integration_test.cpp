@@ -252,6 +252,18 @@ TEST_CASE("a policy swapped mid-run takes effect and a broken one is refused", "
   wait_until("the new shares put gamma above beta", 30s, [&] { return job(c).priority > job(b).priority; });
   CHECK_THAT(setup.adapter.log(), Catch::Contains("swapped to"));
 
+  // A unit weight for a GPU type Slurm's nodes lack (theirs are `gpu`) runs, with a warning in the log.
+  CHECK_THAT(setup.adapter.log(), !Catch::Contains("WARNING unit:"));
+  write_file(setup.policy, replaced(swapped, "    gpu = 1.0\n", "    gpus = 1.0\n"));
+  wait_until("the misspelt unit is warned about", 30s, [&] {
+    return setup.adapter.log().find(
+               "WARNING unit: the unit weighs GPU type `gpus`, which the cluster does not have; "
+               "did you mean `gpu`?") != std::string::npos;
+  });
+  setup.adapter.wait_passes(2);
+  const std::string log = setup.adapter.log();
+  CHECK(log.find("WARNING unit:") == log.rfind("WARNING unit:"));  // once, not once a pass
+
   write_file(setup.policy, replaced(swapped, "rank =", "rank = = broken"));
   setup.adapter.signal(SIGHUP);
   wait_until("the broken policy is refused", 30s,

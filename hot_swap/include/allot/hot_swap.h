@@ -44,6 +44,10 @@ SwapOutcome swap_from_file(PolicySlot& slot, const std::string& path, const Comp
 DryRun dry_run_from_file(const PolicySlot& slot, const std::string& path, const CompileOptions& options,
                          const ClusterState& live, const CycleOptions& cycle = {}, const CandidateCheck& check = {});
 
+// One line for a log or an audit record, the way compilers print a location:
+// "file:line:column: error[code]: message" ("file: warning[code]: ..." without one).
+std::string diagnostic_line(const Diagnostic& diagnostic);
+
 // The message, then the diagnostics rendered as text with their source lines.
 std::string render_swap_outcome(const SwapOutcome& outcome, TextStyle style = {});
 

@@ -716,3 +716,20 @@ TEST_CASE("grants move percentage points of percentage shares only", "[check][ex
        {"error[exception_share_negative]: exceptions leave `product` with -10%"}},
   });
 }
+
+TEST_CASE("what --cluster finds is an error for CI and a warning for a scheduler given its cluster", "[check][tree]") {
+  const std::string text = "policy lab {\n unit gpu_hours { h10O = 1.0 }\n window 7d\n tree {\n" + kTwoPrograms +
+                           "\n }\n class big { max_gpus 64  max_runtime 1h  protect 15m  resumable }\n rank = 1\n}\n";
+  allot::CheckOptions options;
+  options.today = allot::parse_date("2026-12-01");
+  options.cluster = allot::ClusterFacts{"cluster.toml", {"h100"}, 1, 8};
+  const std::vector<std::string> found = {
+      "[unknown_name]: cluster `cluster.toml` has no GPU type `h10O`",
+      "[invalid_contract]: class `big` lets a job ask for 64 GPUs, but cluster `cluster.toml` has 8"};
+  CHECK(headlines(allot::check_source("case.allot", text, options)) ==
+        std::vector<std::string>{"error" + found[0], "error" + found[1]});
+  options.cluster_facts_are_warnings = true;  // `allot serve`: the same findings, and the policy runs
+  const allot::CheckResult scheduler = allot::check_source("case.allot", text, options);
+  CHECK(headlines(scheduler) == std::vector<std::string>{"warning" + found[0], "warning" + found[1]});
+  CHECK_FALSE(scheduler.has_errors());
+}

@@ -56,6 +56,11 @@ struct CheckOptions {
   // misspelt `a10O` would weigh every A100 1.0), a GPU type without a weight,
   // and a class asking for more GPUs or nodes than the cluster has.
   std::optional<ClusterFacts> cluster{};
+  // What `cluster` finds is a warning instead of an error (same codes): for a
+  // scheduler given the cluster it runs on (`allot serve`), which keeps
+  // running a policy that weighs a type it lacks and says so, as `allot
+  // check --cluster` in CI must not.
+  bool cluster_facts_are_warnings = false;
 };
 
 // The diagnostics of one run over one or more policy files, sorted by location.

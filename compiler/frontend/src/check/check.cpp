@@ -19,6 +19,11 @@ DiagnosticBuilder passed_date(const CheckContext& context, DiagnosticCode code, 
   return context.diagnostics.demoted_error(code, span, std::move(message));
 }
 
+DiagnosticBuilder cluster_fact(const CheckContext& context, DiagnosticCode code, Span span, std::string message) {
+  if (!context.options.cluster_facts_are_warnings) return context.diagnostics.error(code, span, std::move(message));
+  return context.diagnostics.demoted_error(code, span, std::move(message));
+}
+
 CheckedProgram check_program(const Program& program, const CheckContext& context) {
   CheckedProgram checked;
   checked.program = &program;

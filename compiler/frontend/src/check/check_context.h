@@ -38,6 +38,10 @@ Date system_today();
 // error, or a warning under CheckOptions::passed_dates_are_warnings.
 DiagnosticBuilder passed_date(const CheckContext& context, DiagnosticCode code, Span span, std::string message);
 
+// check.cpp: what CheckOptions::cluster finds wrong with the policy: an error,
+// or a warning under CheckOptions::cluster_facts_are_warnings.
+DiagnosticBuilder cluster_fact(const CheckContext& context, DiagnosticCode code, Span span, std::string message);
+
 // declarations.cpp: required and duplicate declarations, unit, window and
 // fairshare settings; returns the scope of the root module.
 Scope check_declarations(const Program& program, const CheckContext& context);

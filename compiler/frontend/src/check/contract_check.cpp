@@ -362,10 +362,9 @@ void check_against_cluster(const ast::ClassDecl& decl, const Contract& contract,
   const auto limit = [&](Kind kind, int available, const char* what) {
     const auto it = contract.valid.find(kind);
     if (it == contract.valid.end() || it->second->value <= available) return;
-    context.diagnostics
-        .error(DiagnosticCode::invalid_contract, it->second->span,
-               fmt::format("class `{}` lets a job ask for {:g} {}, but cluster `{}` has {}", decl.name,
-                           it->second->value, what, cluster->file, available))
+    cluster_fact(context, DiagnosticCode::invalid_contract, it->second->span,
+                 fmt::format("class `{}` lets a job ask for {:g} {}, but cluster `{}` has {}", decl.name,
+                             it->second->value, what, cluster->file, available))
         .help(fmt::format("write `{} {}` or less, or check against the cluster the policy runs on", property_name(kind),
                           available));
   };

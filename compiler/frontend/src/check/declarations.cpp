@@ -71,9 +71,8 @@ void check_unit(const ast::UnitDecl& unit, const CheckContext& context) {
     for (const auto& weight : unit.weights) {
       if (std::find(cluster.gpu_types.begin(), cluster.gpu_types.end(), weight.name) != cluster.gpu_types.end())
         continue;
-      context.diagnostics
-          .error(DiagnosticCode::unknown_name, weight.span,
-                 fmt::format("cluster `{}` has no GPU type `{}`", cluster.file, weight.name))
+      cluster_fact(context, DiagnosticCode::unknown_name, weight.span,
+                   fmt::format("cluster `{}` has no GPU type `{}`", cluster.file, weight.name))
           .note(fmt::format("its GPU types: {}", fmt::join(cluster.gpu_types, ", ")))
           .help(suggest(weight.name, cluster.gpu_types));
     }
