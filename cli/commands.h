@@ -46,6 +46,7 @@ struct ReplayArguments {
   double hang = 0;                      // percent of training jobs that hang (simulator::add_hangs)
   bool seed_given = false;              // --seed was given (a trace draws nothing without --hang)
   bool fail_on_gates = false;           // exit 1 when a policy fails one of its gates
+  std::size_t threads = 0;              // policies replayed at once (0: one per core)
 };
 int run_replay(const ReplayArguments& arguments);
 

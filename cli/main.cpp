@@ -120,6 +120,11 @@ int main(int argc, char** argv) {
                    "docs/SCHEDULING.md)")
       ->check(bounded(0, 64));
   replay_command->add_flag("--yield-backfill", replay.yield_backfill, kYieldBackfill);
+  replay_command
+      ->add_option("--threads", replay.threads,
+                   "Policies replayed at once, each on its own thread (default 0: one per core); the report is the "
+                   "same whatever it is")
+      ->check(bounded(0, 1024));
   replay_command->add_flag("--fail-on-gates", replay.fail_on_gates,
                            "Exit 1 when a policy fails one of its gates in any workload (a rollout gate in CI)");
   replay_command

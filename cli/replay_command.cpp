@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "allot/accounting.h"
 #include "allot/compile.h"
@@ -100,16 +102,24 @@ std::vector<simulator::Scenario> scenarios_of(const ReplayArguments& arguments) 
   return result;
 }
 
-// A progress bar on stderr: "normal  saas  [#######.......]  48%".
+// A progress bar on stderr: "normal  [#######.......]  48%  saas 52%  labels 44%" (the
+// bar: the policy furthest behind; policies may run at once, so each has its share).
 simulator::ReplayProgress progress_bar(const std::string& workload, const std::vector<ReplayPolicy>& policies) {
   if (!stderr_is_terminal()) return {};
-  return [&policies, workload](std::size_t policy, double fraction) {
-    const int filled = static_cast<int>(fraction * 30);
+  auto done = std::make_shared<std::vector<double>>(policies.size(), 0.0);
+  return [&policies, workload, done](std::size_t policy, double fraction) {
+    (*done)[policy] = fraction;
+    const double least = *std::min_element(done->begin(), done->end());
+    const int filled = static_cast<int>(least * 30);
+    std::string each;
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      each += fmt::format("  {} {:.0f}%", support::printable(policies[i].name), (*done)[i] * 100);
+    }
     // Unguarded for its own \r and erase-line; the names in it go through printable().
-    support::unguarded_stderr() << fmt::format("\r{} / {}  [{}{}] {:3.0f}%\x1b[K", support::printable(workload),
-                                               support::printable(policies[policy].name),
+    support::unguarded_stderr() << fmt::format("\r{}  [{}{}] {:3.0f}%{}\x1b[K", support::printable(workload),
                                                std::string(static_cast<std::size_t>(filled), '#'),
-                                               std::string(static_cast<std::size_t>(30 - filled), '.'), fraction * 100)
+                                               std::string(static_cast<std::size_t>(30 - filled), '.'), least * 100,
+                                               each)
                                 << std::flush;
   };
 }
@@ -142,6 +152,7 @@ struct SweepReplay {
   const std::vector<ReplayPolicy>& policies;
   const simulator::SimulationOptions& simulation;
   bool sweeping = false;
+  std::size_t threads = 0;  // policies at once (simulator::replay_workload)
 
   // The simulation's error, if it failed.
   std::optional<std::string> add(simulator::ScenarioReport& combined, const Workload& workload,
@@ -150,7 +161,7 @@ struct SweepReplay {
                               : scale   ? fmt::format("{} x{:g}", workload.name, *scale)
                                         : fmt::format("{} load {:g}", workload.name, load);
     auto scenario =
-        simulator::replay_workload(workload, cluster, policies, simulation, {}, progress_bar(label, policies));
+        simulator::replay_workload(workload, cluster, policies, simulation, {}, progress_bar(label, policies), threads);
     if (stderr_is_terminal()) support::unguarded_stderr() << "\r\x1b[K" << std::flush;
     if (!scenario) return scenario.error();
     if (!sweeping) {
@@ -239,7 +250,7 @@ int replay(const ReplayArguments& arguments, const runtime::Inventory& inventory
   simulation.cycle.yield_backfill = arguments.yield_backfill;
   const SweepReplay replayer{
       *policies, simulation,
-      arguments.trace.empty() ? arguments.loads.size() > 1 : arguments.capacity_scales.size() > 1};
+      arguments.trace.empty() ? arguments.loads.size() > 1 : arguments.capacity_scales.size() > 1, arguments.threads};
   if (!arguments.trace.empty()) {
     auto scenario = replay_trace(arguments, inventory, *policies, replayer, code);
     if (!scenario) return code;

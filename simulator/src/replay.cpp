@@ -2,6 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "allot/simulator.h"
 
@@ -28,7 +33,7 @@ std::optional<std::string> replay_too_large(const Workload& workload, const runt
 Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, const runtime::Inventory& inventory,
                                                       const std::vector<ReplayPolicy>& policies,
                                                       const SimulationOptions& simulation, const MetricOptions& metrics,
-                                                      const ReplayProgress& progress) {
+                                                      const ReplayProgress& progress, std::size_t threads) {
   if (auto problem = replay_too_large(workload, inventory)) return unexpected(*problem);
   ScenarioReport report;
   report.workload = workload.name;
@@ -39,13 +44,49 @@ Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, 
   report.notes = workload.notes;
   report.hanging_jobs = static_cast<std::size_t>(std::count_if(
       workload.jobs.begin(), workload.jobs.end(), [](const WorkloadJob& job) { return job.hangs_after.has_value(); }));
+  // Each policy's simulation and measures, in the policies' order whichever thread ran it.
+  std::vector<std::optional<Expected<PolicyMetrics, std::string>>> reports(policies.size());
+  std::vector<std::exception_ptr> failures(policies.size());
+  std::mutex progress_mutex;
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t index; (index = next.fetch_add(1)) < policies.size();) {
+      try {
+        const ReplayPolicy& policy = policies[index];
+        SimulationOptions options = simulation;
+        if (progress) {
+          options.progress = [&, index](double fraction) {
+            const std::lock_guard lock(progress_mutex);
+            progress(index, fraction);
+          };
+        }
+        auto result = simulate(workload, inventory, *policy.policy, options);
+        if (!result) {
+          reports[index].emplace(unexpected(result.error()));
+        } else {
+          reports[index].emplace(measure(workload, *result, *policy.policy, policy.name, metrics));
+        }
+      } catch (...) {
+        failures[index] = std::current_exception();
+      }
+    }
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, policies.size());
+  std::vector<std::thread> workers;
+  for (std::size_t i = 1; i < threads; ++i) {
+    try {
+      workers.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads to be had: fewer do the work
+      break;
+    }
+  }
+  work();
+  for (std::thread& worker : workers) worker.join();
   for (std::size_t index = 0; index < policies.size(); ++index) {
-    const ReplayPolicy& policy = policies[index];
-    SimulationOptions options = simulation;
-    if (progress) options.progress = [&](double fraction) { progress(index, fraction); };
-    auto result = simulate(workload, inventory, *policy.policy, options);
-    if (!result) return unexpected(result.error());
-    report.policies.push_back(measure(workload, *result, *policy.policy, policy.name, metrics));
+    if (failures[index]) std::rethrow_exception(failures[index]);
+    if (!*reports[index]) return unexpected(reports[index]->error());
+    report.policies.push_back(std::move(**reports[index]));
   }
   return report;
 }

@@ -92,6 +92,14 @@ TEST_CASE("the interpreter and the JIT replay to the same report", "[cli][replay
   CHECK(jit.out == interp.out);
 }
 
+TEST_CASE("policies replayed at once give the report of one after the other", "[cli][replay]") {
+  const auto sequential = run_allot(seed_replay("--scenario burst --seed 7 --json - --threads 1"));
+  const auto parallel = run_allot(seed_replay("--scenario burst --seed 7 --json - --threads 2"));
+  REQUIRE(sequential.exit_code == 0);
+  CHECK(parallel.exit_code == 0);
+  CHECK(parallel.out == sequential.out);
+}
+
 TEST_CASE("replay writes a self-contained HTML page", "[cli][replay]") {
   const fs::path html = scratch("report.html");
   const auto run = run_allot(seed_replay("--scenario drain --html '" + html.string() + "'"));

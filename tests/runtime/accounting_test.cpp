@@ -214,3 +214,20 @@ TEST_CASE("governance notices: the dates that passed while a policy runs", "[acc
   // Before anything fell due, nothing is said.
   CHECK(governance_notices(tables, kNoon - 3 * 24 * kHour).empty());
 }
+
+TEST_CASE("a unit weight for a GPU type the cluster lacks is said only when it leaves a type of the cluster at 1.0",
+          "[accounting]") {
+  allot::runtime::Inventory inventory;
+  inventory.gpu_types = {"h100", "a100"};
+  allot::UnitInfo unit;
+  unit.weights = {{"h100", 1.0}, {"a10O", 0.6}};  // misspelt: every A100 counts 1.0
+  CHECK(allot::runtime::unit_types_missing(unit, inventory) ==
+        std::vector<std::string>{"the unit weighs GPU type `a10O`, which the cluster does not have; did you mean "
+                                 "`a100`? `a100` GPUs now count 1.0 per GPU-hour"});
+  unit.weights = {{"h100", 1.0}, {"a100", 0.6}, {"b300", 2.0}};  // a fleet's policy on a cluster without B300s
+  CHECK(allot::runtime::unit_types_missing(unit, inventory).empty());
+  unit.weights = {{"h100", 1.0}, {"zzzz", 0.6}};  // nothing near: the type left at 1.0 is named
+  CHECK(allot::runtime::unit_types_missing(unit, inventory) ==
+        std::vector<std::string>{"the unit weighs GPU type `zzzz`, which the cluster does not have (its `a100` GPUs "
+                                 "have no weight and count 1.0 per GPU-hour)"});
+}

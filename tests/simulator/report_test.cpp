@@ -17,7 +17,7 @@ namespace replay_test {
 namespace {
 
 // The seed's comparison: baseline labels vs the budget policy on two scenarios.
-ReplayReport compare(std::uint64_t seed) {
+ReplayReport compare(std::uint64_t seed, std::size_t threads = 0) {
   const auto cluster = cluster_file("examples/clusters/saas-8gpu.toml");
   const std::vector<ReplayPolicy> policies = {
       {"baseline", "policies/baseline_labels.allot", compile_file("policies/baseline_labels.allot")},
@@ -34,7 +34,7 @@ ReplayReport compare(std::uint64_t seed) {
   for (Scenario which : {Scenario::burst, Scenario::drain}) {
     auto workload = generate_scenario(which, cluster, policies[0].policy->tables(), options);
     REQUIRE(workload);
-    auto scenario = replay_workload(*workload, cluster, policies, SimulationOptions{}, MetricOptions{});
+    auto scenario = replay_workload(*workload, cluster, policies, SimulationOptions{}, MetricOptions{}, {}, threads);
     REQUIRE(scenario);
     report.scenarios.push_back(std::move(*scenario));
   }
@@ -48,6 +48,13 @@ TEST_CASE("the same inputs and seed give byte-identical JSON", "[simulator][repo
   const std::string second = render_json(compare(3));
   CHECK(first == second);
   CHECK(first != render_json(compare(4)));
+}
+
+TEST_CASE("policies replayed on parallel threads give the JSON of a sequential replay, byte for byte",
+          "[simulator][report]") {
+  const std::string sequential = render_json(compare(5, 1));
+  CHECK(render_json(compare(5, 2)) == sequential);
+  CHECK(render_json(compare(5, 8)) == sequential);  // more threads than policies
 }
 
 TEST_CASE("the JSON document follows the documented schema", "[simulator][report]") {

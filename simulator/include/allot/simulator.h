@@ -536,11 +536,15 @@ inline constexpr double kMaxQueueWork = 1e10;
 std::optional<std::string> replay_too_large(const Workload& workload, const runtime::Inventory& inventory);
 
 // Replays one workload under every policy (identical arrivals) and measures each.
-// Refuses a workload replay_too_large refuses.
+// Refuses a workload replay_too_large refuses. The policies run on up to
+// `threads` threads at once (0: one per core the machine has; never more than
+// one per policy): each simulation is on its own, so the report is the same,
+// byte for byte, whatever `threads` is. `progress` is called from those threads,
+// one call at a time.
 Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, const runtime::Inventory& inventory,
                                                       const std::vector<ReplayPolicy>& policies,
                                                       const SimulationOptions& simulation, const MetricOptions& metrics,
-                                                      const ReplayProgress& progress = {});
+                                                      const ReplayProgress& progress = {}, std::size_t threads = 0);
 
 // Side-by-side comparison for a terminal, one table per workload.
 std::string render_table(const ReplayReport& report, bool color);
