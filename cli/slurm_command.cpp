@@ -214,8 +214,8 @@ std::vector<std::string> diagnostic_lines(const std::vector<Diagnostic>& diagnos
 
 // Warnings of a policy allowed to run (a review date that passed, ...), for the log.
 void log_warnings(const std::vector<Diagnostic>& diagnostics) {
-  for (const std::string& line : diagnostic_lines(diagnostics)) {
-    if (line.find(": warning[") != std::string::npos) log(line);
+  for (const Diagnostic& diagnostic : diagnostics) {
+    if (diagnostic.severity == Severity::warning) log(runtime::diagnostic_line(diagnostic));
   }
 }
 

@@ -62,6 +62,10 @@ std::string edited_policy(const std::string& name, const std::string& from, cons
   return text.replace(at, from.size(), to);
 }
 
+// The binary and the shipped saas policy, quoted for a shell command.
+const std::string kAllot = std::string("'") + ALLOT_BINARY + "'";
+const std::string kSaas = std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'";
+
 const fs::path kCleanPolicy = fs::path(ALLOT_SOURCE_DIR) / "tests/golden/check/clean-seed_company/input.allot";
 const std::string kSyntaxError = "policy broken {\n  unit gpu_hours { h100 = 1.0 }\n  window 7d\n  bogus\n}\n";
 
@@ -260,8 +264,8 @@ TEST_CASE("allot check --cluster refuses a unit weight for a GPU type the cluste
 }
 
 TEST_CASE("allot check - checks a policy on standard input", "[cli]") {
-  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
-  const std::string saas = std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'";
+  const std::string& allot = kAllot;
+  const std::string& saas = kSaas;
   // Its imports resolve from the working folder, then the import path (stdlib/ is on it).
   const Run clean = capture("(" + allot + " check --now 2026-12-01 - < " + saas + ")");
   CHECK(clean.exit_code == 0);
@@ -291,8 +295,8 @@ TEST_CASE("allot check --explain prints a code's entry of docs/DIAGNOSTICS.md", 
 }
 
 TEST_CASE("allot fmt --diff prints what --write would change, and exits 1 when it would", "[cli]") {
-  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
-  const std::string saas = std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'";
+  const std::string& allot = kAllot;
+  const std::string& saas = kSaas;
   const Run formatted = capture(allot + " fmt --diff " + saas);
   CHECK(formatted.exit_code == 0);
   CHECK(formatted.out.empty());
@@ -304,8 +308,8 @@ TEST_CASE("allot fmt --diff prints what --write would change, and exits 1 when i
 }
 
 TEST_CASE("a misspelt flag is named with the nearest flag of its command", "[cli]") {
-  const std::string allot = std::string("'") + ALLOT_BINARY + "'";
-  const std::string saas = std::string("'") + ALLOT_SOURCE_DIR + "/policies/saas.allot'";
+  const std::string& allot = kAllot;
+  const std::string& saas = kSaas;
   const Run misspelt = capture("(" + allot + " check --formt json " + saas + " 2>&1)");
   CHECK(misspelt.exit_code == 2);
   CHECK_THAT(misspelt.out, Catch::Contains("allot: unknown option `--formt`; did you mean `--format`?"));
