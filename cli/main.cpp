@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   lint.check_command
       ->add_option("--cluster", check_cluster,
                    "Also check the policies against this cluster inventory (TOML): unit weights for GPU types it "
-                   "lacks, classes asking for more GPUs or nodes than it has")
+                   "lacks while one it has is unweighted, classes asking for more GPUs or nodes than it has")
       ->check(kPath);
 
   allot::cli::CompileArguments compile;

@@ -234,8 +234,10 @@ TEST_CASE("every command finds imports through -I and ALLOT_PATH, as allot check
             .exit_code == 0);
 }
 
-TEST_CASE("allot check --cluster refuses a unit weight for a GPU type the cluster lacks, and a class too big for it",
-          "[cli]") {
+TEST_CASE(
+    "allot check --cluster refuses a unit weight for a GPU type the cluster lacks that leaves one at 1.0, and "
+    "a class too big for it",
+    "[cli]") {
   const TempFolder folder("allot-cluster-check");
   const auto write = [&](const std::string& name, const std::string& from, const std::string& to) {
     return quoted(fs::path(folder.write(name, edited_policy("saas.allot", from, to))));
@@ -253,6 +255,9 @@ TEST_CASE("allot check --cluster refuses a unit weight for a GPU type the cluste
   CHECK_THAT(typo.out, Catch::Contains("error[unknown_name]: cluster `"));
   CHECK_THAT(typo.out, Catch::Contains("saas-8gpu.toml` has no GPU type `h10O`"));
   CHECK_THAT(typo.out, Catch::Contains("did you mean `h100`?"));
+  // A fleet's policy: a type the cluster lacks weighed beside every type it has weighs nothing.
+  const std::string fleet = write("fleet.allot", "    h100 = 1.0\n", "    h100 = 1.0\n    b300 = 2.0\n");
+  CHECK(capture(allot + " check --now 2026-12-01 " + fleet + cluster).exit_code == 0);
 
   const std::string big = write("big.allot", "    max_gpus 4\n", "    max_gpus 64\n");
   const Run too_big = capture("(" + allot + " check --now 2026-12-01 " + big + cluster + " 2>&1)");

@@ -40,12 +40,13 @@ UnitWeights unit_weights(const UnitInfo& unit, const ResourceAmounts& capacity);
 // The policy's unit over the up nodes of `inventory`.
 UnitWeights unit_weights(const PolicyTables& tables, const Inventory& inventory);
 
-// The weights of a `gpu_hours` unit that name no GPU type of `inventory` (a
-// misspelt `a10O = 0.6`: the A100s it meant then count 1.0 per GPU-hour), as
-// sentences naming the nearest type of the inventory without a weight; empty
-// when each weight names one, or when every type of the inventory has a weight
-// (a fleet-wide policy's `b300` on a cluster without any weighs nothing). `allot check --cluster` refuses these; the
-// commands that read an inventory (shares, cycle, explain, eval, replay) warn.
+// The weights of a `gpu_hours` unit that name no GPU type of `inventory` while a
+// type of it has no weight (a misspelt `a10O = 0.6`: the A100s it meant then count
+// 1.0 per GPU-hour), as sentences naming the nearest unweighted type; empty when
+// every type of the inventory is weighted (a fleet-wide policy's `b300` on a
+// cluster without any weighs nothing). The rule is support::unit_type_gaps, the
+// one `allot check --cluster` refuses by and `allot serve` warns by; the commands
+// that read an inventory (shares, cycle, explain, eval, replay, slurm) warn.
 std::vector<std::string> unit_types_missing(const UnitInfo& unit, const Inventory& inventory);
 
 // The ledger for a policy: its unit, its window rounded to whole hours (at

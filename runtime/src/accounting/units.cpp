@@ -5,7 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "allot/accounting.h"
-#include "allot/nearest_name.h"
+#include "allot/unit_types.h"
 
 namespace allot::runtime {
 
@@ -45,25 +45,16 @@ UnitWeights unit_weights(const PolicyTables& tables, const Inventory& inventory)
 std::vector<std::string> unit_types_missing(const UnitInfo& unit, const Inventory& inventory) {
   std::vector<std::string> sentences;
   if (unit.dominant) return sentences;
-  // Only a type of the cluster left without a weight changes anything (it counts 1.0): a
-  // weight for a type the cluster lacks (a fleet's `b300` on a smaller cluster) weighs nothing.
-  std::vector<std::string> unweighted;
-  for (const std::string& type : inventory.gpu_types) {
-    const bool weighted =
-        std::any_of(unit.weights.begin(), unit.weights.end(), [&](const auto& weight) { return weight.first == type; });
-    if (!weighted) unweighted.push_back(type);
-  }
-  if (unweighted.empty()) return sentences;
-  for (const auto& [type, weight] : unit.weights) {
-    if (std::find(inventory.gpu_types.begin(), inventory.gpu_types.end(), type) != inventory.gpu_types.end()) continue;
-    const std::string near = support::nearest_name(type, unweighted);
-    sentences.push_back(fmt::format("the unit weighs GPU type `{}`, which the cluster does not have{}", type,
-                                    near.empty() ? fmt::format(" (its `{}` GPUs have no weight and count 1.0 per "
-                                                               "GPU-hour)",
-                                                               fmt::join(unweighted, "`, `"))
-                                                 : fmt::format("; did you mean `{}`? `{}` GPUs now count 1.0 per "
-                                                               "GPU-hour",
-                                                               near, near)));
+  std::vector<std::string> weighted;
+  for (const auto& weight : unit.weights) weighted.push_back(weight.first);
+  const support::UnitTypeGaps gaps = support::unit_type_gaps(weighted, inventory.gpu_types);
+  for (const support::StrayWeight& stray : gaps.stray) {
+    sentences.push_back(fmt::format(
+        "the unit weighs GPU type `{}`, which the cluster does not have{}", stray.type,
+        stray.nearest.empty()
+            ? fmt::format(" (its `{}` GPUs have no weight and count 1.0 per GPU-hour)",
+                          fmt::join(gaps.unweighted, "`, `"))
+            : fmt::format("; did you mean `{}`? `{}` GPUs now count 1.0 per GPU-hour", stray.nearest, stray.nearest)));
   }
   return sentences;
 }

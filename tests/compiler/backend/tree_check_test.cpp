@@ -733,3 +733,46 @@ TEST_CASE("what --cluster finds is an error for CI and a warning for a scheduler
   CHECK(headlines(scheduler) == std::vector<std::string>{"warning" + found[0], "warning" + found[1]});
   CHECK_FALSE(scheduler.has_errors());
 }
+
+TEST_CASE(
+    "--cluster refuses a unit weight for a GPU type the cluster lacks only when it leaves one of its types at 1.0",
+    "[check][tree]") {
+  // The rule the runtime warns by (support::unit_type_gaps): CI, serve, slurm and replay agree.
+  const auto check = [](const std::string& weights) {
+    const std::string text =
+        "policy lab {\n unit gpu_hours { " + weights + " }\n window 7d\n tree {\n" + kTwoPrograms +
+        "\n }\n class small { max_gpus 8  max_runtime 1h  protect 15m  resumable }\n rank = 1\n}\n";
+    allot::CheckOptions options;
+    options.today = allot::parse_date("2026-12-01");
+    options.cluster = allot::ClusterFacts{"cluster.toml", {"h100", "a100"}, 1, 8};
+    return allot::check_source("case.allot", text, options);
+  };
+  struct Case {
+    const char* name;
+    std::string weights;
+    std::vector<std::string> said;  // headline, then " / help: ..."
+  };
+  const std::vector<Case> cases = {
+      {"every type weighed", "h100 = 1.0  a100 = 0.6", {}},
+      {"a fleet's policy: a type weighed the cluster lacks, every type of it weighed",
+       "h100 = 1.0  a100 = 0.6  b300 = 2.0",
+       {}},
+      {"a type of the cluster left unweighed, no stray weight (it counts 1.0, as written)", "h100 = 1.0", {}},
+      {"a misspelling leaves `a100` at 1.0",
+       "h100 = 1.0  a10O = 0.6",
+       {"error[unknown_name]: cluster `cluster.toml` has no GPU type `a10O` / help: did you mean `a100`?"}},
+      {"two stray weights, each said",
+       "h100 = 1.0  a10O = 0.6  b300 = 2.0",
+       {"error[unknown_name]: cluster `cluster.toml` has no GPU type `a10O` / help: did you mean `a100`?",
+        "error[unknown_name]: cluster `cluster.toml` has no GPU type `b300` / help: weigh `a100` here, or drop "
+        "`b300`"}},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const allot::CheckResult result = check(c.weights);
+      std::vector<std::string> said = headlines(result);
+      for (std::size_t i = 0; i < said.size(); ++i) said[i] += " / help: " + result.diagnostics[i].help;
+      CHECK(said == c.said);
+    }
+  }
+}

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "allot/unit_types.h"
 #include "check_context.h"
 #include "suggest.h"
 
@@ -64,17 +65,24 @@ void check_unit(const ast::UnitDecl& unit, const CheckContext& context) {
           .help("leave a resource out rather than weighting it 0");
     }
   }
-  // With `--cluster`: a weight for a GPU type the cluster does not have is a
-  // misspelling (`a10O`), and the type it meant would silently weigh 1.
+  // With `--cluster`: a weight for a GPU type the cluster does not have, while a type
+  // it has is left without one, is a misspelling (`a10O`), and the type it meant would
+  // silently weigh 1 (support::unit_type_gaps, the rule every driver shares).
   if (!dominant && context.options.cluster) {
     const ClusterFacts& cluster = *context.options.cluster;
-    for (const auto& weight : unit.weights) {
-      if (std::find(cluster.gpu_types.begin(), cluster.gpu_types.end(), weight.name) != cluster.gpu_types.end())
-        continue;
-      cluster_fact(context, DiagnosticCode::unknown_name, weight.span,
-                   fmt::format("cluster `{}` has no GPU type `{}`", cluster.file, weight.name))
-          .note(fmt::format("its GPU types: {}", fmt::join(cluster.gpu_types, ", ")))
-          .help(suggest(weight.name, cluster.gpu_types));
+    std::vector<std::string> weighted;
+    for (const auto& weight : unit.weights) weighted.push_back(weight.name);
+    const support::UnitTypeGaps gaps = support::unit_type_gaps(weighted, cluster.gpu_types);
+    for (const support::StrayWeight& stray : gaps.stray) {
+      const auto weight = std::find_if(unit.weights.begin(), unit.weights.end(),
+                                       [&](const auto& candidate) { return candidate.name == stray.type; });
+      cluster_fact(context, DiagnosticCode::unknown_name, weight->span,
+                   fmt::format("cluster `{}` has no GPU type `{}`", cluster.file, stray.type))
+          .note(fmt::format("its GPU types without a weight, which count 1.0 per GPU-hour: {}",
+                            fmt::join(gaps.unweighted, ", ")))
+          .help(stray.nearest.empty()
+                    ? fmt::format("weigh `{}` here, or drop `{}`", fmt::join(gaps.unweighted, "`, `"), stray.type)
+                    : fmt::format("did you mean `{}`?", stray.nearest));
     }
   }
   if (dominant && !seen.count("gpu")) {
