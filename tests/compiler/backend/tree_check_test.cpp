@@ -735,7 +735,7 @@ TEST_CASE("what --cluster finds is an error for CI and a warning for a scheduler
 }
 
 TEST_CASE(
-    "--cluster refuses a unit weight for a GPU type the cluster lacks only when it leaves one of its types at 1.0",
+    "check with a cluster refuses a unit weight for a GPU type it lacks only when one of its types is left at 1.0",
     "[check][tree]") {
   // The rule the runtime warns by (support::unit_type_gaps): CI, serve, slurm and replay agree.
   const auto check = [](const std::string& weights) {
