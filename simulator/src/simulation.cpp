@@ -14,12 +14,14 @@ Simulation::Simulation(const Workload& workload, const runtime::Inventory& inven
       policy_(policy),
       options_(options),
       classes_(std::move(classes)),
+      cycle_options_(options.cycle),
       ledger_(runtime::ledger_config(policy.tables(), inventory)),
       unit_(runtime::unit_weights(policy.tables(), inventory)),
       capacity_rate_(runtime::capacity_rate(unit_, inventory)),
       average_gpu_rate_(runtime::average_gpu_rate(unit_, inventory)),
       book_(policy.tables(), ledger_.config().window),
       timeline_(workload.start, workload.end, options.bucket, book_.programs().size()) {
+  if (!options.on_cycle) cycle_options_.record_skips = false;
   state_.inventory = inventory;
   state_.now = workload.start;
   jobs_.resize(workload.jobs.size());

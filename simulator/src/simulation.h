@@ -108,7 +108,14 @@ class Simulation {
   const CompiledPolicy& policy_;
   const SimulationOptions& options_;
   std::vector<int> classes_;
+  // The cycle's options: SimulationOptions::cycle, without a skip decision per
+  // waiting job when nobody reads them (no on_cycle): skips change no start,
+  // stop or reservation (tests/simulator/cycle_cache_test.cpp), and writing
+  // them was most of a saturated replay's allocations.
+  runtime::CycleOptions cycle_options_;
   runtime::ClusterState state_;
+  // What the cycle keeps between cycles (the account tree and fair-share values).
+  runtime::CycleCache cycle_cache_;
   runtime::RollingLedger ledger_;
   runtime::UnitWeights unit_;
   double capacity_rate_ = 0;

@@ -50,7 +50,7 @@ void Simulation::run_cycles() {
 bool Simulation::run_one_cycle() {
   if (now_ >= last_refresh_ + options_.ledger_refresh) refresh_ledger();
   apply_reports();
-  const runtime::CycleResult result = runtime::run_cycle(state_, policy_, options_.cycle);
+  const runtime::CycleResult result = runtime::run_cycle(state_, policy_, cycle_options_, cycle_cache_);
   ++result_.cycles;
   last_cycle_ = now_;
   if (options_.on_cycle) options_.on_cycle(state_, result);

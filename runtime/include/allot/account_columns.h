@@ -46,12 +46,17 @@ struct FairShareFields {
   std::uint32_t rank = 0;  // Fair Tree's rank of a user (N: most deserving), 0 otherwise
 };
 
+// What a driver's CycleCache keeps of the account table between cycles (runtime-internal).
+class AccountMemo;
+
 // The policy's account table: one row per account, in the policy's order.
 class AccountColumns {
  public:
   // `capacity` is what the up nodes hold (the denominator of dominant shares).
+  // With `memo`, the tree and the fair-share values are reused while their
+  // inputs (the shares in force, the usage, the debt) equal the memo's.
   AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
-                 const ResourceAmounts& capacity);
+                 const ResourceAmounts& capacity, AccountMemo* memo = nullptr);
   // table() points into the columns: a copy would point into the original.
   AccountColumns(const AccountColumns&) = delete;
   AccountColumns& operator=(const AccountColumns&) = delete;

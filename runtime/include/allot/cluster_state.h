@@ -68,6 +68,8 @@ struct Contract {
   Seconds progress_every = 0;
   Seconds progress_after = 0;
   StallAction on_stall = StallAction::preempt;
+
+  bool operator==(const Contract&) const = default;
 };
 
 // A job holding resources.
@@ -100,6 +102,8 @@ struct Reservation {
   int gpus_per_node = 0;
   double cpus_per_node = 0;
   double memory_gib_per_node = 0;
+
+  bool operator==(const Reservation&) const = default;
 };
 
 // Everything a cycle needs, as a snapshot (docs/STATE.md describes its file form).

@@ -74,6 +74,8 @@ enum class DecisionKind { start, preempt, skip };
 struct RankTerm {
   std::string name;
   double value = 0;
+
+  bool operator==(const RankTerm&) const = default;
 };
 
 // One term of the policy's rank (CompiledPolicy::rank_terms) and what it added
@@ -98,6 +100,9 @@ struct Decision {
   Contract contract;            // start: the promise made to the job
   std::vector<RankTerm> terms;  // the inputs of the rank that mattered
   std::string reason;           // one sentence for a person
+
+  // Field by field (the differential tests of cached against fresh cycles).
+  bool operator==(const Decision&) const = default;
 };
 
 struct CycleOptions {
@@ -137,11 +142,39 @@ struct CycleResult {
   std::vector<std::string> ranked_job_ids;  // every pending job, best first
   std::vector<double> ranks;                // parallel to ranked_job_ids
   std::vector<Reservation> reservations;    // in force after the cycle
+
+  bool operator==(const CycleResult&) const = default;
+};
+
+// What a driver that runs cycle after cycle (the simulator, `allot slurm`,
+// `allot serve`) keeps between them: what the cycle computes from inputs that
+// change far less often than it runs (the account tree and its fair-share
+// values, the policy's account index), with those inputs, reused while they are
+// equal. A cycle given a cache decides exactly what a cycle without one decides
+// (every decision, reason and rank: tests/simulator/cycle_cache_test.cpp checks
+// each cycle of long replays against a fresh one). A cache may be dropped at any
+// time, serves any policy (it starts over when the policy changes), and belongs
+// to one thread.
+class CycleCache {
+ public:
+  CycleCache();
+  ~CycleCache();
+  CycleCache(CycleCache&&) noexcept;
+  CycleCache& operator=(CycleCache&&) noexcept;
+
+  struct Kept;  // runtime-internal
+  Kept& kept() { return *kept_; }
+
+ private:
+  std::unique_ptr<Kept> kept_;
 };
 
 // Runs one cycle. Does not modify `state`; apply the decisions to it with
 // apply_decisions (the simulator) or enact them elsewhere (Slurm).
 CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options = {});
+// The same, reusing and refreshing what `cache` keeps.
+CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options,
+                      CycleCache& cache);
 
 // Applies a cycle's starts and preemptions to `state`: started jobs move to
 // running; a preempted job whose stop time has come goes back to pending with

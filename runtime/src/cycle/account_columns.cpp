@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "account_memo.h"
 #include "allot/account_columns.h"
 #include "allot/accounting.h"
 #include "cycle_jobs.h"
@@ -120,6 +121,11 @@ std::vector<FairShareFields> fair_share_fields(const PolicyTables& tables, const
   });
 }
 
+// The columns fill_usage writes (AccountMemo::Usage keeps them).
+constexpr std::array<abi::AccountField, 6> kUsageFields = {abi::account_usage,      abi::account_effective_usage,
+                                                           abi::account_norm_share, abi::account_usage_ratio,
+                                                           abi::account_level_fs,   abi::account_fair_tree};
+
 // Usage, its ratio to the share, and the Fair Tree (or classic) values.
 std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const ClusterState& state, const PolicyTree& view,
                                         Columns& columns) {
@@ -176,13 +182,33 @@ void fill_activity(const PolicyTables& tables, const AccountActivity& activity, 
 }  // namespace
 
 AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
-                               const ResourceAmounts& capacity)
+                               const ResourceAmounts& capacity, AccountMemo* memo)
     : shares_(shares_in_force(tables, state.now)) {
   for (auto& values : columns_) values.assign(tables.accounts.size(), 0.0);
-  const PolicyTree view = tree_view(tables, shares_.level);
+  AccountMemo scratch;  // without a memo, one used once
+  AccountMemo& kept = memo != nullptr ? *memo : scratch;
+  if (!kept.tree || kept.level_shares != shares_.level) {
+    kept.tree = tree_view(tables, shares_.level);
+    kept.level_shares = shares_.level;
+    kept.usage_values.reset();
+  }
+  const PolicyTree& view = *kept.tree;
   fill_shares(tables, shares_, columns_);
-  fair_share_fields_ = fill_usage(tables, state, view, columns_);
-  columns_[abi::account_debt] = account_amounts(tables, state.debt);
+  if (!kept.usage_values || kept.usage != state.usage) {
+    AccountMemo::Usage values;
+    values.fields = fill_usage(tables, state, view, columns_);
+    for (std::size_t i = 0; i < kUsageFields.size(); ++i) values.columns[i] = columns_[kUsageFields[i]];
+    if (memo != nullptr) kept.usage = state.usage;
+    kept.usage_values = std::move(values);
+  } else {
+    for (std::size_t i = 0; i < kUsageFields.size(); ++i) columns_[kUsageFields[i]] = kept.usage_values->columns[i];
+  }
+  fair_share_fields_ = kept.usage_values->fields;
+  if (!kept.debt_column || kept.debt != state.debt) {
+    kept.debt_column = account_amounts(tables, state.debt);
+    if (memo != nullptr) kept.debt = state.debt;
+  }
+  columns_[abi::account_debt] = *kept.debt_column;
   fill_activity(tables, activity, capacity, view, columns_);
   table_.count = tables.accounts.size();
   for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) table_.columns[f] = columns_[f].data();
@@ -195,6 +221,17 @@ AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState&
   const cycle::CycleJobs jobs =
       cycle::resolve_jobs(state, tables, AccountIndex(tables), unit_weights(tables.unit, capacity));
   return AccountColumns(tables, state, jobs.activity, capacity);
+}
+
+}  // namespace allot::runtime
+
+namespace allot::runtime {
+
+void AccountMemo::serve(const PolicyTables& served, const std::string& hash) {
+  if (tables == &served && policy_hash == hash) return;
+  *this = AccountMemo{};
+  tables = &served;
+  policy_hash = hash;
 }
 
 }  // namespace allot::runtime

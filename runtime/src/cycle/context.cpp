@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cycle_cache.h"
 #include "ranking.h"
 
 namespace allot::runtime::cycle {
@@ -33,17 +34,31 @@ abi::ClusterView cluster_view(const ClusterState& state, const CycleJobs& jobs) 
   return cluster_record(state, used, free_gpus, running);
 }
 
+// The cache's part for `policy`, or null without a cache.
+CycleCache::Kept* kept_for(CycleCache* cache, const CompiledPolicy& policy) {
+  if (cache == nullptr) return nullptr;
+  cache->kept().serve(policy);
+  return &cache->kept();
+}
+
+const AccountIndex& index_for(const PolicyTables& tables, CycleCache::Kept* kept, std::optional<AccountIndex>& own) {
+  std::optional<AccountIndex>& index = kept != nullptr ? kept->account_index : own;
+  if (!index) index.emplace(tables);
+  return *index;
+}
+
 }  // namespace
 
-CycleContext::CycleContext(const ClusterState& state, const CompiledPolicy& policy)
-    : state(state),
+CycleContext::CycleContext(const ClusterState& state, const CompiledPolicy& policy, CycleCache* cache)
+    : kept_(kept_for(cache, policy)),
+      state(state),
       policy(policy),
       tables(policy.tables()),
-      account_index(tables),
+      account_index(index_for(tables, kept_, own_index_)),
       capacity(schedulable_capacity(state.inventory)),
       unit(unit_weights(tables.unit, capacity)),
       jobs(resolve_jobs(state, tables, account_index, unit)),
-      accounts(tables, state, jobs.activity, capacity),
+      accounts(tables, state, jobs.activity, capacity, kept_ != nullptr ? &kept_->accounts : nullptr),
       pending_table(pending_job_table(jobs.pending, tables, policy.job_fields_read(), state.now)),
       running_table(running_job_table(jobs.active, tables, policy.job_fields_read(), state.now)),
       balance(running_balance(tables, accounts, unit, state, jobs)),
@@ -51,3 +66,17 @@ CycleContext::CycleContext(const ClusterState& state, const CompiledPolicy& poli
       ranks(rank_rows(policy, pending_table, accounts, cluster)) {}
 
 }  // namespace allot::runtime::cycle
+
+namespace allot::runtime {
+
+void CycleCache::Kept::serve(const CompiledPolicy& policy) {
+  if (accounts.tables != &policy.tables() || accounts.policy_hash != policy.source_hash()) account_index.reset();
+  accounts.serve(policy.tables(), policy.source_hash());
+}
+
+CycleCache::CycleCache() : kept_(std::make_unique<Kept>()) {}
+CycleCache::~CycleCache() = default;
+CycleCache::CycleCache(CycleCache&&) noexcept = default;
+CycleCache& CycleCache::operator=(CycleCache&&) noexcept = default;
+
+}  // namespace allot::runtime

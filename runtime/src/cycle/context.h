@@ -9,6 +9,7 @@
 // free capacity, the share balance).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "allot/account_columns.h"
@@ -22,14 +23,20 @@ namespace allot::runtime::cycle {
 
 // Everyone is given it as `const CycleContext&`.
 struct CycleContext {
-  CycleContext(const ClusterState& state, const CompiledPolicy& policy);
+  // With `cache`, what it keeps is reused and refreshed (CycleCache).
+  CycleContext(const ClusterState& state, const CompiledPolicy& policy, CycleCache* cache = nullptr);
   CycleContext(const CycleContext&) = delete;
   CycleContext& operator=(const CycleContext&) = delete;
 
+ private:
+  CycleCache::Kept* kept_;
+  std::optional<AccountIndex> own_index_;  // without a cache
+
+ public:
   const ClusterState& state;
   const CompiledPolicy& policy;
   const PolicyTables& tables;
-  AccountIndex account_index;
+  const AccountIndex& account_index;
   ResourceAmounts capacity;  // of the up nodes
   UnitWeights unit;
   CycleJobs jobs;

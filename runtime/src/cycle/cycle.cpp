@@ -464,4 +464,9 @@ CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, c
   return cycle::run_cycle(cycle::CycleContext(state, policy), options);
 }
 
+CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options,
+                      CycleCache& cache) {
+  return cycle::run_cycle(cycle::CycleContext(state, policy, &cache), options);
+}
+
 }  // namespace allot::runtime

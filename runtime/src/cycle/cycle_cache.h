@@ -1,0 +1,23 @@
+// What a CycleCache (allot/cycle.h) keeps: see there for the promise. Each part
+// checks its own inputs at each use (AccountMemo compares them by value; the
+// account index belongs to one policy's tables), so nothing here is invalidated
+// by hand.
+#pragma once
+
+#include <optional>
+
+#include "account_memo.h"
+#include "allot/accounting.h"
+#include "allot/cycle.h"
+
+namespace allot::runtime {
+
+struct CycleCache::Kept {
+  // Forgets what belongs to another policy than `policy`'s.
+  void serve(const CompiledPolicy& policy);
+
+  AccountMemo accounts;
+  std::optional<AccountIndex> account_index;  // of accounts.tables
+};
+
+}  // namespace allot::runtime
