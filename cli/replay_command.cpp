@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <numeric>
 
 #include "allot/accounting.h"
 #include "allot/compile.h"
@@ -102,19 +105,31 @@ std::vector<simulator::Scenario> scenarios_of(const ReplayArguments& arguments) 
   return result;
 }
 
-// A progress bar on stderr: "normal  [#######.......]  48%  saas 52%  labels 44%" (the
-// bar: the policy furthest behind; policies may run at once, so each has its share).
+// A progress bar on stderr: "normal  [#######.......]  48%  saas 52%  labels 44%  4690
+// events/s" (the bar: the policy furthest behind; policies may run at once, so each has
+// its share; events/s: every policy's events handled since the workload began, per second).
 simulator::ReplayProgress progress_bar(const std::string& workload, const std::vector<ReplayPolicy>& policies) {
   if (!stderr_is_terminal()) return {};
-  auto done = std::make_shared<std::vector<double>>(policies.size(), 0.0);
-  return [&policies, workload, done](std::size_t policy, double fraction) {
-    (*done)[policy] = fraction;
-    const double least = *std::min_element(done->begin(), done->end());
+  struct Seen {
+    std::vector<double> done;
+    std::vector<std::uint64_t> events;
+    std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
+  };
+  auto seen = std::make_shared<Seen>(
+      Seen{std::vector<double>(policies.size(), 0.0), std::vector<std::uint64_t>(policies.size(), 0)});
+  return [&policies, workload, seen](std::size_t policy, double fraction, std::uint64_t events) {
+    seen->done[policy] = fraction;
+    seen->events[policy] = events;
+    const double least = *std::min_element(seen->done.begin(), seen->done.end());
     const int filled = static_cast<int>(least * 30);
     std::string each;
     for (std::size_t i = 0; i < policies.size(); ++i) {
-      each += fmt::format("  {} {:.0f}%", support::printable(policies[i].name), (*done)[i] * 100);
+      each += fmt::format("  {} {:.0f}%", support::printable(policies[i].name), seen->done[i] * 100);
     }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - seen->began).count();
+    const auto handled =
+        static_cast<double>(std::accumulate(seen->events.begin(), seen->events.end(), std::uint64_t{0}));
+    if (seconds > 0) each += fmt::format("  {:.0f} events/s", handled / seconds);
     // Unguarded for its own \r and erase-line; the names in it go through printable().
     support::unguarded_stderr() << fmt::format("\r{}  [{}{}] {:3.0f}%{}\x1b[K", support::printable(workload),
                                                std::string(static_cast<std::size_t>(filled), '#'),

@@ -55,9 +55,9 @@ Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, 
         const ReplayPolicy& policy = policies[index];
         SimulationOptions options = simulation;
         if (progress) {
-          options.progress = [&, index](double fraction) {
+          options.progress = [&, index](double fraction, std::uint64_t events) {
             const std::lock_guard lock(progress_mutex);
-            progress(index, fraction);
+            progress(index, fraction, events);
           };
         }
         auto result = simulate(workload, inventory, *policy.policy, options);

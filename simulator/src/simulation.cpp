@@ -190,7 +190,7 @@ void Simulation::report_progress() {
   const double done = static_cast<double>(now_ - workload_.start) / span;
   if (done - reported_ < 0.005) return;
   reported_ = done;
-  options_.progress(std::min(1.0, done));
+  options_.progress(std::min(1.0, done), result_.events);
 }
 
 Expected<SimulationResult, std::string> simulate(const Workload& workload, const runtime::Inventory& inventory,

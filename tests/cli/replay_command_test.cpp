@@ -3,6 +3,8 @@
 // same numbers, and bad input named by file (and line) with a non-zero exit.
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -53,6 +55,34 @@ TEST_CASE("replay prints the comparison and writes the same JSON for the same in
   REQUIRE(table.exit_code == 0);
   CHECK_THAT(table.out, Catch::Contains("baseline") && Catch::Contains("budget") &&
                             Catch::Contains("wait p50 / p90 by class") && Catch::Contains("gates"));
+}
+
+TEST_CASE("replay on a terminal shows each policy's progress and the events handled per second", "[cli][replay]") {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    WARN("`script` is not installed: this test did not run");
+    return;
+  }
+  const fs::path json = scratch("progress.json");
+  // util-linux `script` gives allot a pseudo-terminal for its standard error.
+  const std::string command = "script -qec \"'" + std::string(ALLOT_BINARY) + "' " +
+                              seed_replay("--scenario burst --seed 7 --json '" + json.string() + "'") +
+                              "\" /dev/null </dev/null";
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  CHECK(pclose(pipe) == 0);
+  fs::remove(json);
+  CHECK_THAT(out, Catch::Contains("burst  [") && Catch::Contains("baseline ") && Catch::Contains("budget "));
+  // The rate: a number, then the words.
+  const std::size_t rate = out.find(" events/s");
+  REQUIRE(rate != std::string::npos);
+  REQUIRE(rate > 0);
+  CHECK(std::isdigit(static_cast<unsigned char>(out[rate - 1])));
+  // On a pipe, no bar at all (the other tests read standard error through one).
+  const auto piped = run_allot(seed_replay("--scenario burst --seed 7 --json -"), true);
+  CHECK(piped.out.find("events/s") == std::string::npos);
 }
 
 // Columns a terminal shows for text with no wide characters: one per UTF-8

@@ -205,7 +205,8 @@ struct SimulationOptions {
   Seconds ledger_refresh = 600;  // running jobs are charged (and usage read) at least this often
   Seconds bucket = 3600;         // time-series resolution
   runtime::CycleOptions cycle;
-  std::function<void(double)> progress;  // fraction of virtual time done, now and then
+  // Now and then: the fraction of virtual time done, and the events handled so far.
+  std::function<void(double fraction, std::uint64_t events)> progress;
   // Sees every cycle's result and the state it ran on (before its decisions
   // are applied): an audit trail for tests and tools.
   std::function<void(const runtime::ClusterState&, const runtime::CycleResult&)> on_cycle;
@@ -518,8 +519,9 @@ struct ReplayPolicy {
   std::shared_ptr<const CompiledPolicy> policy;
 };
 
-// Reports how far a replay is: which policy (index) and the fraction of virtual time done.
-using ReplayProgress = std::function<void(std::size_t policy, double fraction)>;
+// Reports how far a replay is: which policy (index), the fraction of virtual
+// time done, and the events (arrivals, completions, stops) it has handled.
+using ReplayProgress = std::function<void(std::size_t policy, double fraction, std::uint64_t events)>;
 
 // What one replay may ask for (docs/SECURITY.md "Every reader is bounded by what
 // it builds"): at most kMaxWorkloadJobs jobs, and at most kMaxQueueWork queue
