@@ -194,21 +194,28 @@ AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& s
   }
   const PolicyTree& view = *kept.tree;
   fill_shares(tables, shares_, columns_);
-  if (!kept.usage_values || kept.usage != state.usage) {
-    AccountMemo::Usage values;
-    values.fields = fill_usage(tables, state, view, columns_);
-    for (std::size_t i = 0; i < kUsageFields.size(); ++i) values.columns[i] = columns_[kUsageFields[i]];
-    if (memo != nullptr) kept.usage = state.usage;
-    kept.usage_values = std::move(values);
-  } else {
+  // Without a memo (scratch keeps nothing), computed once and never copied.
+  if (kept.usage_values && kept.usage == state.usage) {
     for (std::size_t i = 0; i < kUsageFields.size(); ++i) columns_[kUsageFields[i]] = kept.usage_values->columns[i];
+    fair_share_fields_ = kept.usage_values->fields;
+  } else {
+    fair_share_fields_ = fill_usage(tables, state, view, columns_);
+    if (memo != nullptr) {
+      AccountMemo::Usage values{{}, fair_share_fields_};
+      for (std::size_t i = 0; i < kUsageFields.size(); ++i) values.columns[i] = columns_[kUsageFields[i]];
+      memo->usage = state.usage;
+      memo->usage_values = std::move(values);
+    }
   }
-  fair_share_fields_ = kept.usage_values->fields;
-  if (!kept.debt_column || kept.debt != state.debt) {
-    kept.debt_column = account_amounts(tables, state.debt);
-    if (memo != nullptr) kept.debt = state.debt;
+  if (kept.debt_column && kept.debt == state.debt) {
+    columns_[abi::account_debt] = *kept.debt_column;
+  } else {
+    columns_[abi::account_debt] = account_amounts(tables, state.debt);
+    if (memo != nullptr) {
+      memo->debt = state.debt;
+      memo->debt_column = columns_[abi::account_debt];
+    }
   }
-  columns_[abi::account_debt] = *kept.debt_column;
   fill_activity(tables, activity, capacity, view, columns_);
   table_.count = tables.accounts.size();
   for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) table_.columns[f] = columns_[f].data();
@@ -223,15 +230,12 @@ AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState&
   return AccountColumns(tables, state, jobs.activity, capacity);
 }
 
-}  // namespace allot::runtime
-
-namespace allot::runtime {
-
-void AccountMemo::serve(const PolicyTables& served, const std::string& hash) {
-  if (tables == &served && policy_hash == hash) return;
+bool AccountMemo::serve(const PolicyTables& served, const std::string& hash) {
+  if (tables == &served && policy_hash == hash) return false;
   *this = AccountMemo{};
   tables = &served;
   policy_hash = hash;
+  return true;
 }
 
 }  // namespace allot::runtime

@@ -20,8 +20,8 @@ namespace allot::runtime {
 class AccountMemo {
  public:
   // Forgets everything unless `tables` are the ones (same object, same policy
-  // source) the memo was filled from.
-  void serve(const PolicyTables& tables, const std::string& policy_hash);
+  // source) the memo was filled from; true when it forgot.
+  bool serve(const PolicyTables& tables, const std::string& policy_hash);
 
   // The fields fill_usage writes, as it wrote them.
   struct Usage {

@@ -70,8 +70,7 @@ CycleContext::CycleContext(const ClusterState& state, const CompiledPolicy& poli
 namespace allot::runtime {
 
 void CycleCache::Kept::serve(const CompiledPolicy& policy) {
-  if (accounts.tables != &policy.tables() || accounts.policy_hash != policy.source_hash()) account_index.reset();
-  accounts.serve(policy.tables(), policy.source_hash());
+  if (accounts.serve(policy.tables(), policy.source_hash())) account_index.reset();
 }
 
 CycleCache::CycleCache() : kept_(std::make_unique<Kept>()) {}
