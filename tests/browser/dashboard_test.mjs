@@ -435,8 +435,21 @@ try {
   const added = diff.filter((l) => l.cls === "add" && !l.text.startsWith("+++"));
   check(removed.length === 1 && /debug => 500/.test(removed[0].text), `the diff's removed lines are ${show(removed.map((l) => l.text))}, expected the one with "debug => 500"`);
   check(added.length === 1 && /debug => 600/.test(added[0].text), `the diff's added lines are ${show(added.map((l) => l.text))}, expected the one with "debug => 600"`);
-  const diffStyle = await page.$eval("#policy-diff span.del", (s) => getComputedStyle(s).textDecorationLine);
+  // One evaluation: the span is found and styled in the same task (a handle could be redrawn in between).
+  const diffStyle = await page.evaluate(() => getComputedStyle(document.querySelector("#policy-diff span.del")).textDecorationLine);
   check(diffStyle.includes("line-through"), `a removed line is drawn with text-decoration ${show(diffStyle)}, not struck through (it must read without colour)`);
+  // A reader selecting in the diff keeps the selection across the refresh every 3 s: an
+  // unchanged diff is not redrawn.
+  const before = await page.evaluate(() => {
+    const span = document.querySelector("#policy-diff span.del");
+    window.getSelection().selectAllChildren(span);
+    window.__keptDiff = span;
+    return document.body.dataset.updated;
+  });
+  await waitFor("a refresh of the Policy view", (t) => document.body.dataset.updated !== t, before, 8000);
+  const kept = await page.evaluate(() => ({ connected: window.__keptDiff.isConnected, selected: String(window.getSelection()) }));
+  check(kept.connected && /debug => 500/.test(kept.selected),
+    `after a refresh the diff was redrawn (line kept: ${kept.connected}, selection ${show(kept.selected)}); a reader's selection must survive`);
   const source = await page.textContent("#policy-source");
   check(/debug => 600/.test(source) && !/debug => 500/.test(source), "the source shown is not the swapped policy (debug => 600)");
   report(`"${policyFacts.replace(/hash (\w{12})\w+/, "hash $1…")}", history row generation 2 "swapped" (${swapped.get("Hash")}), ` +
