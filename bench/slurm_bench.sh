@@ -10,6 +10,9 @@
 # Accounts rotate over alpha, beta and gamma (tests/slurm/data/three_teams.allot).
 #
 # Usage: bench/slurm_bench.sh [BUILD_DIR]   (default build-release; needs root)
+#   SLURM_BENCH_RUNNING (default 1000) and SLURM_BENCH_PENDING (default 5000) change the
+#   counts; the sandbox's MaxJobCount is raised to fit (Slurm's default is 10,000).
+#   SLURM_BENCH_FILTER (default BM_SlurmPass) picks the benchmarks.
 # The sandbox is stopped on exit, also on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +24,9 @@ bench=$build/bench/allot_bench
 work=$(mktemp -d "${TMPDIR:-/tmp}/allot-slurm-bench.XXXXXX")
 chmod 0755 "$work"
 export SLURM_SANDBOX_DIR=$work/sandbox SLURM_SANDBOX_PORT=$((30000 + ($$ % 1000) * 20))
+running=${SLURM_BENCH_RUNNING:-1000} pending=${SLURM_BENCH_PENDING:-5000}
 export SLURM_SANDBOX_NODES=16 SLURM_SANDBOX_GPUS=64 SLURM_SANDBOX_CPUS=128 SLURM_SANDBOX_TIMEOUT=120
+export SLURM_SANDBOX_EXTRA="MaxJobCount=$((running + pending + 10000))"
 trap 'bash "$sandbox" stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 eval "$(bash "$sandbox" start)"
 mkdir -p "$work/jobs"
@@ -54,15 +59,15 @@ running_is() { [ "$(count_state R)" -eq "$1" ]; }
 pending_is() { [ "$(count_state PD)" -eq "$1" ]; }
 
 t0=$SECONDS
-submit long-run 1 1000
-wait_for "1,000 running jobs" 900 running_is 1000
-echo "1,000 jobs running after $((SECONDS - t0)) s" >&2
-submit work-node 64 5000
-wait_for "5,000 pending jobs" 900 pending_is 5000
-echo "5,000 jobs pending after $((SECONDS - t0)) s" >&2
+submit long-run 1 "$running"
+wait_for "$running running jobs" 900 running_is "$running"
+echo "$running jobs running after $((SECONDS - t0)) s" >&2
+submit work-node 64 "$pending"
+wait_for "$pending pending jobs" $((900 + pending / 20)) pending_is "$pending"
+echo "$pending jobs pending after $((SECONDS - t0)) s" >&2
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # The adapters' state files go to the work folder, removed on exit.
-TMPDIR=$work "$bench" --benchmark_filter='BM_SlurmPass' --benchmark_counters_tabular=true
+TMPDIR=$work "$bench" --benchmark_filter="${SLURM_BENCH_FILTER:-BM_SlurmPass}" --benchmark_counters_tabular=true
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "jobs: $(count_state R) running, $(count_state PD) pending"

@@ -2,12 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "allot/parallel.h"
 #include "allot/simulator.h"
 
 namespace allot::simulator {
@@ -46,45 +45,26 @@ Expected<ScenarioReport, std::string> replay_workload(const Workload& workload, 
       workload.jobs.begin(), workload.jobs.end(), [](const WorkloadJob& job) { return job.hangs_after.has_value(); }));
   // Each policy's simulation and measures, in the policies' order whichever thread ran it.
   std::vector<std::optional<Expected<PolicyMetrics, std::string>>> reports(policies.size());
-  std::vector<std::exception_ptr> failures(policies.size());
   std::mutex progress_mutex;
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t index; (index = next.fetch_add(1)) < policies.size();) {
-      try {
-        const ReplayPolicy& policy = policies[index];
-        SimulationOptions options = simulation;
-        if (progress) {
-          options.progress = [&, index](double fraction, std::uint64_t events) {
-            const std::lock_guard lock(progress_mutex);
-            progress(index, fraction, events);
-          };
-        }
-        auto result = simulate(workload, inventory, *policy.policy, options);
-        if (!result) {
-          reports[index].emplace(unexpected(result.error()));
-        } else {
-          reports[index].emplace(measure(workload, *result, *policy.policy, policy.name, metrics));
-        }
-      } catch (...) {
-        failures[index] = std::current_exception();
-      }
+  const auto work = [&](std::size_t index) {
+    const ReplayPolicy& policy = policies[index];
+    SimulationOptions options = simulation;
+    if (progress) {
+      options.progress = [&, index](double fraction, std::uint64_t events) {
+        const std::lock_guard lock(progress_mutex);
+        progress(index, fraction, events);
+      };
+    }
+    auto result = simulate(workload, inventory, *policy.policy, options);
+    if (!result) {
+      reports[index].emplace(unexpected(result.error()));
+    } else {
+      reports[index].emplace(measure(workload, *result, *policy.policy, policy.name, metrics));
     }
   };
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, policies.size());
-  std::vector<std::thread> workers;
-  for (std::size_t i = 1; i < threads; ++i) {
-    try {
-      workers.emplace_back(work);
-    } catch (const std::system_error&) {  // no more threads to be had: fewer do the work
-      break;
-    }
-  }
-  work();
-  for (std::thread& worker : workers) worker.join();
+  support::parallel_for(policies.size(), threads, work);
   for (std::size_t index = 0; index < policies.size(); ++index) {
-    if (failures[index]) std::rethrow_exception(failures[index]);
     if (!*reports[index]) return unexpected(reports[index]->error());
     report.policies.push_back(std::move(**reports[index]));
   }

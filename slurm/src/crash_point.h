@@ -7,6 +7,7 @@
 //   signalled    Slurm took a checkpoint signal; the preemption is not yet stored
 //   requeued     Slurm requeued a job; its preemption is not yet removed
 //   prioritised  Slurm took a priority write; others of the pass may follow
+//                (or be in flight: up to AdapterSettings::write_threads at once)
 // Without the variable a crash point does nothing (one getenv per process).
 #pragma once
 

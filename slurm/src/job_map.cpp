@@ -35,7 +35,7 @@ std::optional<int> signal_number(const std::string& text) {
 
 void read_settings(FieldReader& fields, AdapterSettings& settings) {
   fields.reject_unknown_keys({"priority_floor", "priority_ceiling", "charge_every", "max_writes_per_pass",
-                              "checkpoint_signal", "default_gpu_type", "max_accounting_gap"});
+                              "write_threads", "checkpoint_signal", "default_gpu_type", "max_accounting_gap"});
   constexpr std::int64_t kHighest = 4'000'000'000;  // below NO_VAL (0xfffffffe) and INFINITE
   settings.priority_floor = static_cast<std::uint32_t>(
       fields.optional_integer("priority_floor", 2, kHighest).value_or(settings.priority_floor));
@@ -47,6 +47,8 @@ void read_settings(FieldReader& fields, AdapterSettings& settings) {
   settings.charge_every = fields.optional_duration("charge_every").value_or(settings.charge_every);
   settings.max_writes_per_pass = static_cast<int>(
       fields.optional_integer("max_writes_per_pass", 1, 1'000'000).value_or(settings.max_writes_per_pass));
+  settings.write_threads =
+      static_cast<int>(fields.optional_integer("write_threads", 1, 64).value_or(settings.write_threads));
   if (auto name = fields.optional_text("checkpoint_signal")) {
     if (auto number = signal_number(*name)) {
       settings.checkpoint_signal = *number;

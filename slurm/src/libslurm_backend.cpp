@@ -255,6 +255,9 @@ class LibslurmBackend final : public SlurmBackend {
     return jobs;
   }
 
+  // Safe from several threads at once: slurm_update_job builds its own messages and
+  // opens its own connection (src/api/update_config.c, _slurm_update ->
+  // slurm_send_recv_controller_rc_msg), and its error is errno, which is per thread.
   std::optional<std::string> set_priority(std::uint32_t job, std::uint32_t priority) override {
     job_desc_msg_t update;
     slurm_init_job_desc_msg(&update);

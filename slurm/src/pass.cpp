@@ -14,6 +14,7 @@
 #include "allot/contracts.h"
 #include "allot/dates.h"
 #include "allot/duration.h"
+#include "allot/parallel.h"
 #include "allot/text.h"
 #include "cluster_view.h"
 #include "crash_point.h"
@@ -605,14 +606,26 @@ void Pass::write_priorities(const runtime::CycleResult& result) {
   std::vector<std::uint32_t> planned(current.begin(), current.begin() + static_cast<std::ptrdiff_t>(ranked));
   planned = plan_priorities(planned, settings_.priority_floor + 1, settings_.priority_ceiling);
   planned.resize(ids.size(), settings_.priority_floor);
-  int written = 0;
-  for (std::size_t i = 0; i < ids.size() && written < settings_.max_writes_per_pass; ++i) {
-    if (planned[i] == current[i]) continue;
-    Action action{Action::Kind::set_priority, ids[i], planned[i], "", 0, "", ""};
-    action.error = write([&](SlurmBackend& slurm) { return slurm.set_priority(ids[i], planned[i]); });
-    if (action.error.empty()) crash_point("prioritised");
+  const auto max_writes = static_cast<std::size_t>(settings_.max_writes_per_pass);
+  std::vector<Action> actions;
+  for (std::size_t i = 0; i < ids.size() && actions.size() < max_writes; ++i) {
+    if (planned[i] != current[i])
+      actions.push_back(Action{Action::Kind::set_priority, ids[i], planned[i], "", 0, "", ""});
+  }
+  // Up to write_threads RPCs in flight: slurmctld applies each under its job write
+  // lock, so they overlap only in the network, authentication and RPC threads.
+  // Every write is independent (a priority is absolute), so their order in
+  // slurmctld does not matter; the report keeps the plan's order.
+  if (!adapter_.options.dry_run) {
+    support::parallel_for(actions.size(), static_cast<std::size_t>(settings_.write_threads), [&](std::size_t i) {
+      Action& action = actions[i];
+      action.error = adapter_.backend->set_priority(action.job, action.priority).value_or("");
+      if (action.error.empty()) crash_point("prioritised");
+    });
+  }
+  for (Action& action : actions) {
+    if (!adapter_.options.dry_run && action.error.empty()) ++report_.writes;
     report_.actions.push_back(std::move(action));
-    ++written;
   }
 }
 

@@ -1,5 +1,8 @@
 #include "fake_slurm.h"
 
+#include <algorithm>
+#include <chrono>
+
 namespace slurm_test {
 
 FakeSlurm::FakeSlurm(int nodes, int gpus) {
@@ -74,8 +77,17 @@ std::optional<std::string> FakeSlurm::set_admin_comment(std::uint32_t job, const
 }
 
 std::optional<std::string> FakeSlurm::set_priority(std::uint32_t job, std::uint32_t priority) {
+  std::unique_lock lock(priority_mutex_);
+  peak_in_flight_ = std::max(peak_in_flight_, ++in_flight_);
+  priority_changed_.notify_all();
+  if (!priority_changed_.wait_for(lock, std::chrono::seconds(10),
+                                  [&] { return peak_in_flight_ >= hold_priorities_until; })) {
+    hold_priorities_until = 0;  // they never overlapped: hold no later call
+  }
+  --in_flight_;
   calls_.push_back(Call{"priority", job, priority});
   SlurmJob& target = jobs_.at(job);
+  if (const auto refused = refusals_.find("priority"); refused != refusals_.end()) return refused->second;
   if (target.priority == 0) return std::string("Job is in held state, pending scheduler release");
   target.priority = priority;
   return std::nullopt;

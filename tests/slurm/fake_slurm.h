@@ -3,9 +3,11 @@
 // their lives, and every write the adapter makes is recorded.
 #pragma once
 
+#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +51,11 @@ class FakeSlurm : public allot::slurm::SlurmBackend {
   Seconds requeue_delay = 120;
   Seconds clock = 0;  // what the fake takes as "now" for requeues
 
+  // set_priority holds its calls until this many have been in flight at once (or,
+  // once, 10 s pass), so a test sees the adapter overlap its writes; 0: no holding.
+  int hold_priorities_until = 0;
+  int peak_priorities_in_flight() const { return peak_in_flight_; }
+
   const std::vector<Call>& calls() const { return calls_; }
   std::vector<Call> calls_of(const std::string& what) const;
   void clear_calls() { calls_.clear(); }
@@ -68,6 +75,10 @@ class FakeSlurm : public allot::slurm::SlurmBackend {
   std::uint32_t next_id_ = 100;
   bool unreachable_ = false;
   std::map<std::string, std::string> refusals_;
+  // set_priority is called from several threads (AdapterSettings::write_threads).
+  std::mutex priority_mutex_;
+  std::condition_variable priority_changed_;
+  int in_flight_ = 0, peak_in_flight_ = 0;
 };
 
 }  // namespace slurm_test

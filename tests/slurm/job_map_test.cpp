@@ -27,6 +27,7 @@ const char* kMap = R"(# accounts
 priority_floor = 5000
 charge_every = "2m"
 checkpoint_signal = "SIGUSR2"
+write_threads = 3
 
 [[account]]
 user = "ana"
@@ -60,6 +61,9 @@ TEST_CASE("the first matching rule gives a job its account and class", "[slurm][
   CHECK(map->settings.priority_floor == 5000);
   CHECK(map->settings.charge_every == 120);
   CHECK(map->settings.checkpoint_signal == SIGUSR2);
+  CHECK(map->settings.write_threads == 3);
+  CHECK(parse_job_map("[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n", "m.toml")->settings.write_threads ==
+        8);
 
   using allot::slurm::account_of;
   using allot::slurm::class_of;
@@ -107,6 +111,8 @@ TEST_CASE("mapping file mistakes name the file, line and field", "[slurm][map]")
        "100 years, not \"soon\""},
       {"[adapter]\npriority_floor = 1\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
        "map.toml:2:18: adapter.priority_floor: `priority_floor` must be between 2 and 4000000000, not 1"},
+      {"[adapter]\nwrite_threads = 0\n[[account]]\naccount = \"a\"\n[[class]]\nclass = \"c\"\n",
+       "map.toml:2:17: adapter.write_threads: `write_threads` must be between 1 and 64, not 0"},
       {"[[account]]\naccount = 3\n[[class]]\nclass = \"c\"\n",
        "map.toml:2:11: account[1].account: `account` must be a string, not an integer"},
       {"account = \"a\"\n", "map.toml:1: account: expected [[account]] tables"},

@@ -75,6 +75,52 @@ TEST_CASE("pending jobs get Slurm priorities in rank order, and an idle pass wri
   CHECK(jobs_called(slurm, "priority") == std::vector<std::uint32_t>{b3});
 }
 
+TEST_CASE("priority writes overlap up to write_threads and are reported in rank order", "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  const auto policy = compile(two_team_policy());
+  for (const int threads : {1, 4}) {
+    INFO("write_threads = " << threads);
+    FakeSlurm slurm(1, 4);
+    const std::uint32_t busy = slurm.submit("alpha", 4, kStart - 3600);
+    slurm.start(busy, 0, kStart - 3600);
+    for (int i = 0; i < 10; ++i) slurm.submit(i % 2 ? "alpha" : "beta", 1, kStart - 100 + i);
+    allot::slurm::JobMap map = two_team_map();
+    map.settings.write_threads = threads;
+    slurm.hold_priorities_until = threads;  // each write waits until `threads` are in flight
+    auto adapter = open_adapter(slurm, folder.file("state-" + std::to_string(threads) + ".db"), false, map);
+    const auto report = pass(*adapter, *policy, kStart);
+    CHECK(slurm.peak_priorities_in_flight() == threads);
+    CHECK(report.writes == 10);
+    // The report lists the writes best-ranked first, whichever finished first:
+    // priorities strictly decreasing, each one what Slurm now holds.
+    REQUIRE(report.actions.size() == 10);
+    for (std::size_t i = 0; i < report.actions.size(); ++i) {
+      const Action& action = report.actions[i];
+      CHECK(action.kind == Action::Kind::set_priority);
+      CHECK(action.error.empty());
+      CHECK(slurm.job(action.job).priority == action.priority);
+      if (i > 0) CHECK(action.priority < report.actions[i - 1].priority);
+    }
+    // beta (nothing used) ranks above alpha (an hour of 4 GPUs).
+    CHECK(slurm.job(report.actions.front().job).account == "beta");
+    CHECK(slurm.job(report.actions.back().job).account == "alpha");
+  }
+}
+
+TEST_CASE("priority writes Slurm refuses are reported with its reason and not counted as writes",
+          "[slurm][reconcile]") {
+  TempFolder folder("allot-slurm");
+  const auto policy = compile(two_team_policy());
+  FakeSlurm slurm(1, 4);
+  for (int i = 0; i < 6; ++i) slurm.submit("beta", 1, kStart - 100 + i);
+  auto adapter = open_adapter(slurm, folder.file("state.db"));
+  slurm.refuse("priority", "Access/permission denied");
+  const auto refused = pass(*adapter, *policy, kStart);
+  CHECK(refused.writes == 0);
+  REQUIRE(refused.actions.size() == 6);
+  for (const Action& action : refused.actions) CHECK(action.error == "Access/permission denied");
+}
+
 TEST_CASE("running jobs are charged once for the time they held GPUs, across adapter restarts", "[slurm][ledger]") {
   TempFolder folder("allot-slurm");
   FakeSlurm slurm(1, 8);

@@ -85,11 +85,12 @@ class = "work"
   return *map;
 }
 
-std::unique_ptr<allot::slurm::Adapter> open_adapter(FakeSlurm& slurm, const std::string& state_path, bool dry_run) {
+std::unique_ptr<allot::slurm::Adapter> open_adapter(FakeSlurm& slurm, const std::string& state_path, bool dry_run,
+                                                    const allot::slurm::JobMap& map) {
   allot::slurm::AdapterOptions options;
   options.state_path = state_path;
   options.dry_run = dry_run;
-  auto adapter = allot::slurm::Adapter::open(slurm, two_team_map(), options);
+  auto adapter = allot::slurm::Adapter::open(slurm, map, options);
   INFO((adapter ? "" : adapter.error()));
   REQUIRE(adapter);
   return std::move(*adapter);

@@ -34,7 +34,8 @@ allot::slurm::JobMap two_team_map();
 
 // Opens an adapter on `state_path`; fails the test when it cannot.
 std::unique_ptr<allot::slurm::Adapter> open_adapter(FakeSlurm& slurm, const std::string& state_path,
-                                                    bool dry_run = false);
+                                                    bool dry_run = false,
+                                                    const allot::slurm::JobMap& map = two_team_map());
 
 // Runs a pass; fails the test when it fails.
 allot::slurm::PassReport pass(allot::slurm::Adapter& adapter, const allot::CompiledPolicy& policy, Seconds now);

@@ -99,6 +99,7 @@ class SlurmBackend {
   // Every advance reservation, in force or not.
   virtual Expected<std::vector<SlurmReservation>, std::string> read_reservations() = 0;
   // Each returns the error, or nullopt on success.
+  // set_priority may be called from several threads at once (AdapterSettings::write_threads).
   virtual std::optional<std::string> set_priority(std::uint32_t job, std::uint32_t priority) = 0;
   virtual std::optional<std::string> signal_batch(std::uint32_t job, int signal) = 0;
   virtual std::optional<std::string> requeue(std::uint32_t job) = 0;
@@ -130,6 +131,7 @@ struct AdapterSettings {
   std::uint32_t priority_ceiling = 1000000000;  // (Slurm gives unranked jobs 1 with zero weights)
   Seconds charge_every = 60;                    // a running job is charged at most this often (and when it ends)
   int max_writes_per_pass = 5000;               // priority updates per pass; the rest wait for the next
+  int write_threads = 8;                        // priority updates in flight at once (slurmctld takes them in turn)
   int checkpoint_signal = SIGUSR1;              // trapped by the job to write a checkpoint
   std::string default_gpu_type = "gpu";         // the type of GPUs `gres` does not name
   Seconds max_accounting_gap = 600;             // longer gaps between passes add no debt (unknown demand)
