@@ -263,8 +263,9 @@ void BM_CycleAfterChange(benchmark::State& bench) {
       default:
         state.usage[leaves[random() % leaves.size()]] += 1.0;
     }
-    const CycleResult result = cached ? run_cycle(state, *policy, CycleOptions{}, cache) : run_cycle(state, *policy);
+    CycleResult result = cached ? run_cycle(state, *policy, CycleOptions{}, cache) : run_cycle(state, *policy);
     benchmark::DoNotOptimize(result.decisions.data());
+    if (cached) cache.give_back(std::move(result));
   }
   bench.counters["pending"] = static_cast<double>(state.pending.size());
 }

@@ -12,7 +12,8 @@
 # Usage: bench/slurm_bench.sh [BUILD_DIR]   (default build-release; needs root)
 #   SLURM_BENCH_RUNNING (default 1000) and SLURM_BENCH_PENDING (default 5000) change the
 #   counts; the sandbox's MaxJobCount is raised to fit (Slurm's default is 10,000).
-#   SLURM_BENCH_FILTER (default BM_SlurmPass) picks the benchmarks.
+#   SLURM_BENCH_FILTER (default BM_SlurmPass) picks the benchmarks; SLURM_BENCH_REPETITIONS
+#   (default 1) repeats each (Google Benchmark then adds mean, median and stddev rows).
 # The sandbox is stopped on exit, also on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +29,9 @@ running=${SLURM_BENCH_RUNNING:-1000} pending=${SLURM_BENCH_PENDING:-5000}
 export SLURM_SANDBOX_NODES=16 SLURM_SANDBOX_GPUS=64 SLURM_SANDBOX_CPUS=128 SLURM_SANDBOX_TIMEOUT=120
 export SLURM_SANDBOX_EXTRA="MaxJobCount=$((running + pending + 10000))"
 trap 'bash "$sandbox" stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-eval "$(bash "$sandbox" start)"
+# (An assignment, so a failed start stops the script: `eval "$(...)"` alone would not.)
+exports=$(bash "$sandbox" start)
+eval "$exports"
 mkdir -p "$work/jobs"
 
 # sbatch NAME GPUS COUNT: submits COUNT jobs, four sbatch at a time, retrying
@@ -68,6 +71,7 @@ echo "$pending jobs pending after $((SECONDS - t0)) s" >&2
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # The adapters' state files go to the work folder, removed on exit.
-TMPDIR=$work "$bench" --benchmark_filter="${SLURM_BENCH_FILTER:-BM_SlurmPass}" --benchmark_counters_tabular=true
+TMPDIR=$work "$bench" --benchmark_filter="${SLURM_BENCH_FILTER:-BM_SlurmPass}" \
+  --benchmark_repetitions="${SLURM_BENCH_REPETITIONS:-1}" --benchmark_counters_tabular=true
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "jobs: $(count_state R) running, $(count_state PD) pending"

@@ -164,6 +164,10 @@ struct Service::Impl {
   std::uint64_t cycles = 0;
   std::unique_ptr<runtime::DurableLedger> ledger;
   std::optional<runtime::EntitlementBook> book;
+  // What cycles reuse (the account tree and fair-share values while the usage
+  // and shares stand, the memory of the last retired view's decisions); guarded
+  // by cycle_mutex.
+  runtime::CycleCache cycle_cache;
   const CompiledPolicy* book_policy = nullptr;  // the policy `book` was made for
   runtime::DebtHours owed_hours;
   std::vector<std::string> order;                                          // the last cycle's ranking, still pending
@@ -701,7 +705,7 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   state.owed = runtime::sum_in_window(s.owed_hours, now, config.window);
   for (const auto& [account, debt] : state.debt) state.owed[account] = std::max(state.owed[account], debt);
 
-  runtime::CycleResult result = runtime::run_cycle(state, policy, s.options.cycle);
+  runtime::CycleResult result = runtime::run_cycle(state, policy, s.options.cycle, s.cycle_cache);
 
   // The debt since the last cycle, at this cycle's loads.
   Write write;
@@ -873,6 +877,9 @@ Expected<CycleReport, std::string> Service::run_cycle(Seconds now) {
   while (old.use_count() > 1 && std::chrono::steady_clock::now() - waited_from < kRetiredViewWait) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
+  // The last holder of a view (each is made non-const, by make_shared<View>) hands its decisions'
+  // memory to the next cycle.
+  if (old && old.use_count() == 1) s.cycle_cache.give_back(std::move(std::const_pointer_cast<View>(old)->result));
   old.reset();
   return report;
 }

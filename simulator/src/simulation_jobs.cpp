@@ -50,7 +50,7 @@ void Simulation::run_cycles() {
 bool Simulation::run_one_cycle() {
   if (now_ >= last_refresh_ + options_.ledger_refresh) refresh_ledger();
   apply_reports();
-  const runtime::CycleResult result = runtime::run_cycle(state_, policy_, cycle_options_, cycle_cache_);
+  runtime::CycleResult result = runtime::run_cycle(state_, policy_, cycle_options_, cycle_cache_);
   ++result_.cycles;
   last_cycle_ = now_;
   if (options_.on_cycle) options_.on_cycle(state_, result);
@@ -59,6 +59,7 @@ bool Simulation::run_one_cycle() {
   for (const runtime::Decision& decision : result.decisions) {
     if (decision.kind == runtime::DecisionKind::start) started(decision);
   }
+  cycle_cache_.give_back(std::move(result));
   return requeued;
 }
 

@@ -20,7 +20,8 @@ export SLURM_SANDBOX_CRED_EXPIRE=10
 export ALLOT_SLURM_WORK=$work/jobs
 mkdir -p "$ALLOT_SLURM_WORK"
 
-eval "$(bash "$sandbox" start)"
+exports=$(bash "$sandbox" start)  # an assignment: a failed start stops the script
+eval "$exports"
 set +e
 "$test_binary" "$@"
 status=$?

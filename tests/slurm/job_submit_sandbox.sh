@@ -23,7 +23,8 @@ export SLURM_SANDBOX_JOB_SUBMIT=$work/job_submit.lua
 
 SLURM_CONF=/nonexistent "$allot" slurm --policy "$root/tests/slurm/data/job_submit.allot" \
   --map "$root/tests/slurm/data/job_submit_map.toml" --now 2026-12-01 --emit-job-submit "$SLURM_SANDBOX_JOB_SUBMIT"
-eval "$(bash "$sandbox" start)"
+exports=$(bash "$sandbox" start)  # an assignment: a failed start stops the script
+eval "$exports"
 
 passed=0
 failed=0

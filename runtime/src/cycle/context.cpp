@@ -73,6 +73,11 @@ void CycleCache::Kept::serve(const CompiledPolicy& policy) {
   if (accounts.serve(policy.tables(), policy.source_hash())) account_index.reset();
 }
 
+void CycleCache::give_back(CycleResult&& used) {
+  kept_->spare_decisions = std::move(used.decisions);
+  kept_->spare_decisions.clear();
+}
+
 CycleCache::CycleCache() : kept_(std::make_unique<Kept>()) {}
 CycleCache::~CycleCache() = default;
 CycleCache::CycleCache(CycleCache&&) noexcept = default;

@@ -59,6 +59,7 @@ struct CycleContext {
 };
 
 // run_cycle (allot/cycle.h) on a context built already.
-CycleResult run_cycle(const CycleContext& context, const CycleOptions& options);
+// With `spare`, the decisions are written into its memory (CycleCache::give_back).
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare = nullptr);
 
 }  // namespace allot::runtime::cycle

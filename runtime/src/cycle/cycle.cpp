@@ -25,6 +25,7 @@
 #include "blocked_hold.h"
 #include "capacity.h"
 #include "context.h"
+#include "cycle_cache.h"
 #include "cycle_jobs.h"
 #include "decisions.h"
 #include "drain.h"
@@ -37,9 +38,13 @@ namespace {
 
 using namespace cycle;
 
+// The skips' vector becomes the result's decisions with the starts and
+// preemptions put in front: room for this many saves a second copy of it.
+constexpr std::size_t kActionRoom = 256;
+
 class CycleRun {
  public:
-  CycleRun(const CycleContext& context, const CycleOptions& options);
+  CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare);
   CycleResult run();
 
  private:
@@ -93,7 +98,7 @@ class CycleRun {
   CycleResult result_;
 };
 
-CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options)
+CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare)
     : ctx_(context),
       state_(context.state),
       policy_(context.policy),
@@ -105,6 +110,7 @@ CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options)
       backfill_(context),
       preemption_(context, options.preemption_depth),
       holds_left_(options.blocked_holds) {
+  if (spare != nullptr && options.record_skips) skips_ = std::move(*spare);
   hold_running_jobs();
   hold_reservations();
   for (const ActiveJob& job : active_) {
@@ -145,10 +151,12 @@ CycleResult CycleRun::run() {
   decide_drains();
   decide_stalls();
   place_queue();
-  result_.decisions = std::move(actions_);
-  result_.decisions.reserve(result_.decisions.size() + skips_.size());
-  result_.decisions.insert(result_.decisions.end(), std::make_move_iterator(skips_.begin()),
-                           std::make_move_iterator(skips_.end()));
+  // Starts and preemptions first, then the skips. The skips are the many (one per
+  // waiting job), so they stay where they are, in a vector reserved with room for
+  // the few actions: moving them into a second vector touched as much memory again.
+  result_.decisions = std::move(skips_);
+  result_.decisions.insert(result_.decisions.begin(), std::make_move_iterator(actions_.begin()),
+                           std::make_move_iterator(actions_.end()));
   for (auto& [id, reservation] : reservations_) result_.reservations.push_back(std::move(reservation));
   std::sort(result_.reservations.begin(), result_.reservations.end(),
             [](const Reservation& a, const Reservation& b) { return a.job_id < b.job_id; });
@@ -178,7 +186,7 @@ void CycleRun::place_queue() {
   const std::vector<PendingJob>& pending = ctx_.jobs.pending;
   const std::vector<std::size_t> order = rank_order(pending, ctx_.ranks);
   result_.ranked_job_ids.reserve(order.size());
-  if (options_.record_skips) skips_.reserve(pending.size());
+  if (options_.record_skips) skips_.reserve(pending.size() + kActionRoom);
   result_.ranks.reserve(order.size());
   for (std::size_t position = 0; position < order.size(); ++position) {
     // The queue visits jobs in rank order, not memory order: fetching ahead
@@ -454,8 +462,8 @@ const std::string& CycleRun::program_path(int account) const {
 
 namespace cycle {
 
-CycleResult run_cycle(const CycleContext& context, const CycleOptions& options) {
-  return CycleRun(context, options).run();
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare) {
+  return CycleRun(context, options, spare).run();
 }
 
 }  // namespace cycle
@@ -466,7 +474,8 @@ CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, c
 
 CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options,
                       CycleCache& cache) {
-  return cycle::run_cycle(cycle::CycleContext(state, policy, &cache), options);
+  const cycle::CycleContext context(state, policy, &cache);
+  return cycle::run_cycle(context, options, &cache.kept().spare_decisions);
 }
 
 }  // namespace allot::runtime

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "account_memo.h"
 #include "allot/accounting.h"
@@ -18,6 +19,7 @@ struct CycleCache::Kept {
 
   AccountMemo accounts;
   std::optional<AccountIndex> account_index;  // of accounts.tables
+  std::vector<Decision> spare_decisions;      // empty, with the capacity of a result given back
 };
 
 }  // namespace allot::runtime
