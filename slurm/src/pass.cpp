@@ -94,8 +94,12 @@ class Pass {
   runtime::EntitlementBook* book();
   void note(std::uint32_t job, std::string text);
   // A write to Slurm, skipped in a dry run; the error, if Slurm refused it.
+  // It touches no pass state, so several may run at once (write_priorities).
   template <class Call>
-  std::string write(Call call);
+  std::string write(Call call) const;
+  // Every write's action goes into the report here, the one place that counts
+  // the writes Slurm took.
+  void report(Action action);
 
   const SlurmJob* find(std::uint32_t id) const {
     const auto found = by_id_.find(id);
@@ -501,11 +505,14 @@ std::vector<runtime::Reservation> Pass::reservations_from_preemptions() const {
 }
 
 template <class Call>
-std::string Pass::write(Call call) {
+std::string Pass::write(Call call) const {
   if (adapter_.options.dry_run) return "";
-  std::optional<std::string> error = call(*adapter_.backend);
-  if (!error) ++report_.writes;
-  return error.value_or("");
+  return call(*adapter_.backend).value_or("");
+}
+
+void Pass::report(Action action) {
+  if (!adapter_.options.dry_run && action.error.empty()) ++report_.writes;
+  report_.actions.push_back(std::move(action));
 }
 
 // Requeues a job whose grace is over (charged up to now already), recording the work it loses.
@@ -516,7 +523,7 @@ void Pass::requeue(const SlurmJob& job, const std::string& for_job) {
   if (action.error.empty()) crash_point("requeued");
   // A refused requeue is retried next pass; a done one ends the preemption.
   if (action.error.empty()) adapter_.store->remove_preemption({job.id, job.started});
-  report_.actions.push_back(std::move(action));
+  report(std::move(action));
 }
 
 std::optional<std::string> Pass::refuse_preemption(const SlurmJob* victim, const std::string& for_job) const {
@@ -562,7 +569,7 @@ void Pass::enact_preemptions(runtime::CycleResult& result) {
     signal.error =
         write([&](SlurmBackend& slurm) { return slurm.signal_batch(victim->id, settings_.checkpoint_signal); });
     const bool sent = signal.error.empty();
-    report_.actions.push_back(std::move(signal));
+    report(std::move(signal));
     if (!sent) {
       not_done[index] = true;
       continue;
@@ -616,17 +623,12 @@ void Pass::write_priorities(const runtime::CycleResult& result) {
   // lock, so they overlap only in the network, authentication and RPC threads.
   // Every write is independent (a priority is absolute), so their order in
   // slurmctld does not matter; the report keeps the plan's order.
-  if (!adapter_.options.dry_run) {
-    support::parallel_for(actions.size(), static_cast<std::size_t>(settings_.write_threads), [&](std::size_t i) {
-      Action& action = actions[i];
-      action.error = adapter_.backend->set_priority(action.job, action.priority).value_or("");
-      if (action.error.empty()) crash_point("prioritised");
-    });
-  }
-  for (Action& action : actions) {
-    if (!adapter_.options.dry_run && action.error.empty()) ++report_.writes;
-    report_.actions.push_back(std::move(action));
-  }
+  support::parallel_for(actions.size(), static_cast<std::size_t>(settings_.write_threads), [&](std::size_t i) {
+    Action& action = actions[i];
+    action.error = write([&](SlurmBackend& slurm) { return slurm.set_priority(action.job, action.priority); });
+    if (action.error.empty()) crash_point("prioritised");
+  });
+  for (Action& action : actions) report(std::move(action));
 }
 
 // Tells the owner of a job that breaks its class's limits why it is held back,
@@ -640,7 +642,7 @@ void Pass::write_class_limits() {
     if (job == nullptr || job->admin_comment == comment) continue;
     Action action{Action::Kind::class_limit, id, 0, "", 0, "", comment};
     action.error = write([&](SlurmBackend& slurm) { return slurm.set_admin_comment(id, comment); });
-    report_.actions.push_back(std::move(action));
+    report(std::move(action));
   }
 }
 
