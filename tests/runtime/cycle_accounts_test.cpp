@@ -87,6 +87,26 @@ TEST_CASE("account columns: what accounts hold and wait for", "[cycle][accounts]
   CHECK(columns.value(abi::account_dominant_share, ana) == Approx(2.0 / 8));
 }
 
+// The cycle fills account.dominant_share only for a policy that reads it; one
+// that does must see what account_columns() computes.
+TEST_CASE("a cycle whose rank reads account.dominant_share ranks by it", "[cycle][accounts]") {
+  const auto policy = compile_text(two_team_policy("-(account.dominant_share / 100%)", "false"));
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(2, 8);
+  state.running = {running(job("alpha-runs", "alpha", "work", 6), {0}, kTuesday - kHour),
+                   running(job("beta-runs", "beta", "work", 2), {1}, kTuesday - kHour)};
+  // alpha's job waited longer: without dominant shares the tie goes to it.
+  state.pending = {job("alpha-waits", "alpha", "work", 8, kTuesday - 2 * kHour),
+                   job("beta-waits", "beta", "work", 8, kTuesday)};
+  const CycleResult result = run_cycle(state, *policy);
+
+  CHECK(result.ranked_job_ids == std::vector<std::string>{"beta-waits", "alpha-waits"});
+  REQUIRE(result.ranks.size() == 2);
+  CHECK(result.ranks[0] == Approx(-2.0 / 16));
+  CHECK(result.ranks[1] == Approx(-6.0 / 16));
+}
+
 TEST_CASE("account columns: classic fair share changes effective usage", "[cycle][accounts]") {
   const auto policy = compile_text(saas_with_fairshare("classic"));
   const AccountColumns columns = account_columns(*policy, crunch_week());

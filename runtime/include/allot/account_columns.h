@@ -55,8 +55,11 @@ class AccountColumns {
   // `capacity` is what the up nodes hold (the denominator of dominant shares).
   // With `memo`, the tree and the fair-share values are reused while their
   // inputs (the shares in force, the usage, the debt) equal the memo's.
+  // Without `dominant_shares`, account_dominant_share stays 0: the cycle asks
+  // for it only when its policy reads it (CompiledPolicy::account_fields_read),
+  // as it is the one column that costs a walk of the tree every cycle.
   AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
-                 const ResourceAmounts& capacity, AccountMemo* memo = nullptr);
+                 const ResourceAmounts& capacity, AccountMemo* memo = nullptr, bool dominant_shares = true);
   // table() points into the columns: a copy would point into the original.
   AccountColumns(const AccountColumns&) = delete;
   AccountColumns& operator=(const AccountColumns&) = delete;

@@ -161,9 +161,9 @@ std::vector<FairShareFields> fill_usage(const PolicyTables& tables, const Cluste
   return fields;
 }
 
-// Running GPUs, pending jobs and dominant shares, each over the account's subtree.
+// Running GPUs, pending jobs and (when asked) dominant shares, each over the account's subtree.
 void fill_activity(const PolicyTables& tables, const AccountActivity& activity, const ResourceAmounts& capacity,
-                   const PolicyTree& view, Columns& columns) {
+                   const PolicyTree& view, bool dominant_shares, Columns& columns) {
   const std::size_t count = tables.accounts.size();
   std::vector<ResourceAmounts> held(activity.held);
   held.resize(count);
@@ -173,6 +173,7 @@ void fill_activity(const PolicyTables& tables, const AccountActivity& activity, 
   std::vector<double> pending(activity.pending_jobs);
   pending.resize(count, 0.0);
   columns[abi::account_pending_jobs] = subtree_sums(tables, std::move(pending));
+  if (!dominant_shares) return;
   const auto dominant =
       dominant_resource_shares(view.tree, in_tree_order(view, held), capacity, drf_weights(tables.unit));
   for (std::size_t i = 0; i < count; ++i)
@@ -182,7 +183,7 @@ void fill_activity(const PolicyTables& tables, const AccountActivity& activity, 
 }  // namespace
 
 AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& state, const AccountActivity& activity,
-                               const ResourceAmounts& capacity, AccountMemo* memo)
+                               const ResourceAmounts& capacity, AccountMemo* memo, bool dominant_shares)
     : shares_(shares_in_force(tables, state.now)) {
   for (auto& values : columns_) values.assign(tables.accounts.size(), 0.0);
   AccountMemo scratch;  // without a memo, one used once
@@ -216,7 +217,7 @@ AccountColumns::AccountColumns(const PolicyTables& tables, const ClusterState& s
       memo->debt_column = columns_[abi::account_debt];
     }
   }
-  fill_activity(tables, activity, capacity, view, columns_);
+  fill_activity(tables, activity, capacity, view, dominant_shares, columns_);
   table_.count = tables.accounts.size();
   for (std::size_t f = 0; f < abi::kAccountFieldCount; ++f) table_.columns[f] = columns_[f].data();
 }

@@ -34,6 +34,11 @@ abi::ClusterView cluster_view(const ClusterState& state, const CycleJobs& jobs) 
   return cluster_record(state, used, free_gpus, running);
 }
 
+bool reads(const CompiledPolicy& policy, abi::AccountField field) {
+  const auto& read = policy.account_fields_read();
+  return std::find(read.begin(), read.end(), field) != read.end();
+}
+
 // The cache's part for `policy`, or null without a cache.
 CycleCache::Kept* kept_for(CycleCache* cache, const CompiledPolicy& policy) {
   if (cache == nullptr) return nullptr;
@@ -58,7 +63,8 @@ CycleContext::CycleContext(const ClusterState& state, const CompiledPolicy& poli
       capacity(schedulable_capacity(state.inventory)),
       unit(unit_weights(tables.unit, capacity)),
       jobs(resolve_jobs(state, tables, account_index, unit)),
-      accounts(tables, state, jobs.activity, capacity, kept_ != nullptr ? &kept_->accounts : nullptr),
+      accounts(tables, state, jobs.activity, capacity, kept_ != nullptr ? &kept_->accounts : nullptr,
+               reads(policy, abi::account_dominant_share)),
       pending_table(pending_job_table(jobs.pending, tables, policy.job_fields_read(), state.now)),
       running_table(running_job_table(jobs.active, tables, policy.job_fields_read(), state.now)),
       balance(running_balance(tables, accounts, unit, state, jobs)),
