@@ -18,9 +18,8 @@ JobRequest requeued(JobRequest request, Seconds now) {
 // In place: a job that stays is moved only when a job before it left (a
 // saturated replay applies a cycle to thousands of waiting jobs, few of which
 // start), and the lists are searched only when something starts or stops. The
-// order is what it always was: running jobs that stay,
-// then the started ones in pending order; pending jobs that stay, then the
-// requeued ones in running order.
+// order is what it always was: running jobs that stay, then the started ones in
+// pending order; pending jobs that stay, then the requeued ones in running order.
 void apply_decisions(ClusterState& state, const CycleResult& result) {
   std::unordered_map<std::string_view, const Decision*> starts;
   std::unordered_map<std::string_view, Seconds> stops;

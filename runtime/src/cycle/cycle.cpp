@@ -39,7 +39,7 @@ namespace {
 using namespace cycle;
 
 // The skips' vector becomes the result's decisions with the starts and
-// preemptions put in front: room for this many saves a second copy of it.
+// preemptions put in front: room for this many spares a reallocation of it.
 constexpr std::size_t kActionRoom = 256;
 
 class CycleRun {
@@ -152,8 +152,10 @@ CycleResult CycleRun::run() {
   decide_stalls();
   place_queue();
   // Starts and preemptions first, then the skips. The skips are the many (one per
-  // waiting job), so they stay where they are, in a vector reserved with room for
-  // the few actions: moving them into a second vector touched as much memory again.
+  // waiting job) and were written into memory handed back (CycleCache::give_back),
+  // so the result keeps that vector and the few actions go in front: each skip
+  // moves back once within it (kActionRoom spares a reallocation), where moving
+  // them into the actions' vector wrote all of them into fresh memory again.
   result_.decisions = std::move(skips_);
   result_.decisions.insert(result_.decisions.begin(), std::make_move_iterator(actions_.begin()),
                            std::make_move_iterator(actions_.end()));
