@@ -40,8 +40,11 @@ int ShareBalance::child_towards(int ancestor, int account) const {
 }
 
 bool ShareBalance::allows(int requester, std::span<const Release> releases) const {
-  // What the releases take out of each account on the victims' side (few: a list beats a map).
-  std::vector<std::pair<int, double>> freed;
+  // What the releases take out of each account on the victims' side, summed in
+  // the releases' order.
+  for (int a : touched_) freed_[static_cast<std::size_t>(a)] = 0;
+  touched_.clear();
+  if (freed_.size() != held_.size()) freed_.assign(held_.size(), 0.0);
   for (const auto& [victim, rate] : releases) {
     if (victim == requester || victim < 0) return false;  // never within one account
     int common = parent(victim);
@@ -49,17 +52,13 @@ bool ShareBalance::allows(int requester, std::span<const Release> releases) cons
     if (common == requester) return false;  // requester's own subtree: it is not a leaf
     if (!below_share(child_towards(common, requester))) return false;
     for (int a = victim; a != common; a = parent(a)) {
-      auto it = std::find_if(freed.begin(), freed.end(), [a](const auto& entry) { return entry.first == a; });
-      if (it == freed.end()) {
-        freed.emplace_back(a, rate);
-      } else {
-        it->second += rate;
-      }
+      double& freed = freed_[static_cast<std::size_t>(a)];
+      if (freed == 0 && std::find(touched_.begin(), touched_.end(), a) == touched_.end()) touched_.push_back(a);
+      freed += rate;
     }
   }
-  return std::all_of(freed.begin(), freed.end(), [&](const auto& entry) {
-    return held(entry.first) - entry.second + tolerance_ >= target(entry.first);
-  });
+  return std::all_of(touched_.begin(), touched_.end(),
+                     [&](int a) { return held(a) - freed_[static_cast<std::size_t>(a)] + tolerance_ >= target(a); });
 }
 
 }  // namespace allot::runtime::cycle

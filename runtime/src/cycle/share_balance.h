@@ -35,7 +35,8 @@ class ShareBalance {
   bool below_share(int account) const;
   // Whether any account on the path from `account` up to (not including) the root is below its share.
   bool any_below_share_on_path(int account) const;
-  // Whether a job of `requester` may take the capacity `releases` free (see above).
+  // Whether a job of `requester` may take the capacity `releases` free (see
+  // above). Allocates nothing: the victim search asks it for many sets.
   bool allows(int requester, std::span<const Release> releases) const;
 
   double held(int account) const { return held_[static_cast<std::size_t>(account)]; }
@@ -51,6 +52,10 @@ class ShareBalance {
   std::vector<double> held_;    // subtree sums
   std::vector<double> target_;  // share x capacity
   double tolerance_ = 0;
+  // allows()'s scratch: what the releases take out of each account, and which
+  // accounts it touched (zeroed again at the next call).
+  mutable std::vector<double> freed_;
+  mutable std::vector<int> touched_;
 };
 
 }  // namespace allot::runtime::cycle

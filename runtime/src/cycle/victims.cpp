@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <span>
 #include <tuple>
 
 namespace allot::runtime::cycle {
@@ -65,9 +66,9 @@ class Search {
   std::optional<double> lower_bound(int node);
   bool accepted(int victim);
   Cost cost_of(const std::vector<int>& victims) const;
-  bool allowed(const std::vector<int>& victims) const;
+  bool allowed(std::span<const int> victims) const;
   std::optional<NodeOption> best_on(int node);
-  std::optional<NodeOption> exhaustive(int node, const std::vector<int>& candidates, const NodeAmounts& needed) const;
+  std::optional<NodeOption> exhaustive(int node, const std::vector<int>& candidates, const NodeAmounts& needed);
   std::optional<NodeOption> greedy(int node, std::vector<int> candidates, const NodeAmounts& needed) const;
   std::optional<VictimChoice> one_node(std::vector<std::pair<double, int>> nodes);
   std::optional<VictimChoice> many_nodes(const std::vector<std::pair<double, int>>& nodes);
@@ -75,7 +76,11 @@ class Search {
   const VictimInputs& in_;
   const PendingJob& requester_;
   std::vector<signed char> verdict_;  // per active job: 0 not asked yet, 1 accepted, -1 refused
-  std::vector<int> eligible_;         // reused by eligible_on
+  // Scratch, reused: a search tries many sets and allocates for none of them.
+  std::vector<int> eligible_;              // eligible_on
+  std::vector<int> candidates_;            // best_on
+  std::vector<int> subset_;                // exhaustive
+  mutable std::vector<Release> releases_;  // allowed
 };
 
 NodeAmounts Search::deficit(int node) const {
@@ -123,9 +128,9 @@ bool Search::accepted(int victim) {
     verdict = victim_class >= 0 && classes[static_cast<std::size_t>(victim_class)].fast_lane_gpus > 0 ? -1 : 1;
   }
   if (verdict == 0) {
-    const bool yes =
-        allowed({victim}) && in_.policy.preempt(in_.running_table.table(), static_cast<std::size_t>(victim),
-                                                in_.pending_table.table(), requester_.row, in_.accounts, in_.cluster);
+    const bool yes = allowed(std::span<const int>(&victim, 1)) &&
+                     in_.policy.preempt(in_.running_table.table(), static_cast<std::size_t>(victim),
+                                        in_.pending_table.table(), requester_.row, in_.accounts, in_.cluster);
     verdict = yes ? 1 : -1;
   }
   return verdict > 0;
@@ -140,33 +145,31 @@ Cost Search::cost_of(const std::vector<int>& victims) const {
   return cost;
 }
 
-bool Search::allowed(const std::vector<int>& victims) const {
+bool Search::allowed(std::span<const int> victims) const {
   if (in_.fast_lane) return true;
-  std::vector<Release> releases;
-  releases.reserve(victims.size());
+  releases_.clear();
   for (int job : victims) {
     const ActiveJob& victim = in_.active[static_cast<std::size_t>(job)];
-    releases.emplace_back(victim.account, victim.rate);
+    releases_.emplace_back(victim.account, victim.rate);
   }
-  return in_.balance.allows(requester_.account, releases);
+  return in_.balance.allows(requester_.account, releases_);
 }
 
-std::optional<NodeOption> Search::exhaustive(int node, const std::vector<int>& candidates,
-                                             const NodeAmounts& needed) const {
+std::optional<NodeOption> Search::exhaustive(int node, const std::vector<int>& candidates, const NodeAmounts& needed) {
   std::optional<NodeOption> best;
   const std::size_t subsets = std::size_t{1} << candidates.size();
   for (std::size_t mask = 1; mask < subsets; ++mask) {
     NodeAmounts freed;
-    std::vector<int> victims;
+    subset_.clear();
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       if (!(mask & (std::size_t{1} << i))) continue;
-      victims.push_back(candidates[i]);
+      subset_.push_back(candidates[i]);
       add(freed, in_.active[static_cast<std::size_t>(candidates[i])].per_node);
     }
     if (!covers(freed, needed)) continue;
-    const Cost cost = cost_of(victims);
+    const Cost cost = cost_of(subset_);
     if (best && !(cost < best->cost)) continue;
-    if (allowed(victims)) best = NodeOption{node, std::move(victims), cost};
+    if (allowed(subset_)) best = NodeOption{node, subset_, cost};
   }
   return best;
 }
@@ -208,12 +211,12 @@ std::optional<NodeOption> Search::greedy(int node, std::vector<int> candidates, 
 std::optional<NodeOption> Search::best_on(int node) {
   const NodeAmounts needed = deficit(node);
   if (covers(NodeAmounts{}, needed)) return NodeOption{node, {}, Cost{}};
-  std::vector<int> candidates;
+  candidates_.clear();
   for (int job : eligible_on(node)) {
-    if (accepted(job)) candidates.push_back(job);
+    if (accepted(job)) candidates_.push_back(job);
   }
-  if (candidates.size() <= kExhaustiveLimit) return exhaustive(node, candidates, needed);
-  return greedy(node, std::move(candidates), needed);
+  if (candidates_.size() <= kExhaustiveLimit) return exhaustive(node, candidates_, needed);
+  return greedy(node, candidates_, needed);
 }
 
 // Nodes in order of their bound (a heap: the search usually stops early);
