@@ -1,7 +1,6 @@
 #include "capacity_levels.h"
 
 #include <algorithm>
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -31,8 +30,8 @@ std::vector<int> taken_gpus(const ClusterState& state) {
 // (nodes, GPUs per node, GPU type index or -1) of every waiting job, once each.
 using Shape = std::tuple<int, int, int>;
 
-std::set<Shape> waiting_shapes(const ClusterState& state) {
-  std::set<Shape> shapes;
+std::vector<Shape> waiting_shapes(const ClusterState& state) {
+  std::vector<Shape> shapes;
   for (const runtime::JobRequest& job : state.pending) {
     int type = -1;
     if (!job.gpu_type.empty()) {
@@ -40,8 +39,10 @@ std::set<Shape> waiting_shapes(const ClusterState& state) {
       if (found == state.inventory.gpu_types.end()) continue;  // no node could ever take it
       type = static_cast<int>(found - state.inventory.gpu_types.begin());
     }
-    shapes.emplace(job.nodes, job.gpus_per_node, type);
+    shapes.emplace_back(job.nodes, job.gpus_per_node, type);
   }
+  std::sort(shapes.begin(), shapes.end());
+  shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
   return shapes;
 }
 
@@ -78,7 +79,7 @@ ClusterLevels cluster_levels(const ClusterState& state) {
     levels.used_gpus += static_cast<double>(job.nodes.size()) * job.request.gpus_per_node;
   }
   levels.waiting_jobs = static_cast<double>(state.pending.size());
-  if (state.pending.empty()) return levels;
+  if (state.pending.empty() || levels.free_gpus <= 0) return levels;  // no free GPU is fragmented
   const std::vector<bool> usable = usable_nodes(state, free);
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     if (!usable[n]) levels.fragmented_gpus += free[n];

@@ -98,8 +98,10 @@ void Simulation::advance_to(Seconds time) {
 void Simulation::measure_levels() {
   levels_ = cluster_levels(state_);
   held_.assign(book_.programs().size(), ShortfallHours{});
-  for (const runtime::RunningJob& running : state_.running) {
-    const JobState& job = jobs_[static_cast<std::size_t>(index_of(running.request.id))];
+  const std::vector<int>& indexes = running_indexes();
+  for (std::size_t p = 0; p < indexes.size(); ++p) {
+    const runtime::RunningJob& running = state_.running[p];
+    const JobState& job = jobs_[static_cast<std::size_t>(indexes[p])];
     const int program = book_.program_of(job.account_node);
     if (program < 0) continue;
     Shortfall cause = Shortfall::not_taken;

@@ -103,6 +103,8 @@ class Simulation {
   void finish();
   runtime::JobRequest request_for(int job) const;
   int index_of(const std::string& id) const;
+  // The workload index of each running job, in state_.running's order.
+  const std::vector<int>& running_indexes();
 
   const Workload& workload_;
   const CompiledPolicy& policy_;
@@ -129,6 +131,9 @@ class Simulation {
   std::vector<JobState> jobs_;
   std::vector<JobOutcome> outcomes_;
   std::unordered_map<std::string, int> index_;
+  // running_indexes()' memo: kept in step with state_.running, every entry
+  // checked against its job's id, so hashing is only for jobs that moved in.
+  std::vector<int> running_indexes_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::uint64_t sequence_ = 0;
   std::size_t next_arrival_ = 0;

@@ -27,6 +27,30 @@ runtime::JobRequest Simulation::request_for(int job) const {
 
 int Simulation::index_of(const std::string& id) const { return index_.at(id); }
 
+// Between two calls, jobs leave state_.running (their followers keep their
+// order) and join at its end, so the memo's entry at a position is mostly
+// right, or the next one is (the job there left). Each entry is checked
+// against the running job's id; one that fails is looked up by hash.
+const std::vector<int>& Simulation::running_indexes() {
+  std::vector<int>& memo = running_indexes_;
+  const auto holds = [&](std::size_t position, const std::string& id) {
+    return workload_.jobs[static_cast<std::size_t>(memo[position])].id == id;
+  };
+  for (std::size_t p = 0; p < state_.running.size(); ++p) {
+    const std::string& id = state_.running[p].request.id;
+    if (p < memo.size() && holds(p, id)) continue;
+    if (p + 1 < memo.size() && holds(p + 1, id)) {
+      memo.erase(memo.begin() + static_cast<std::ptrdiff_t>(p));
+    } else if (p < memo.size()) {
+      memo[p] = index_of(id);
+    } else {
+      memo.push_back(index_of(id));
+    }
+  }
+  memo.resize(state_.running.size());
+  return memo;
+}
+
 void Simulation::arrive(int job) {
   const WorkloadJob& source = workload_.jobs[static_cast<std::size_t>(job)];
   JobState& state = jobs_[static_cast<std::size_t>(job)];
@@ -252,7 +276,8 @@ void Simulation::report(const JobState& job, RunningJob& running, Seconds at) co
 
 // Charges every running job up to now and gives the cycle fresh usage and debt.
 void Simulation::refresh_ledger() {
-  for (RunningJob& running : state_.running) charge(index_of(running.request.id), running, now_);
+  const std::vector<int>& indexes = running_indexes();
+  for (std::size_t p = 0; p < indexes.size(); ++p) charge(indexes[p], state_.running[p], now_);
   state_.usage = ledger_.usage_by_account(now_);
   state_.debt = book_.debt(now_);
   last_refresh_ = now_;
@@ -260,8 +285,9 @@ void Simulation::refresh_ledger() {
 
 // What the running jobs reported since the last cycle, before the cycle reads them.
 void Simulation::apply_reports() {
-  for (RunningJob& running : state_.running) {
-    report(jobs_[static_cast<std::size_t>(index_of(running.request.id))], running, now_);
+  const std::vector<int>& indexes = running_indexes();
+  for (std::size_t p = 0; p < indexes.size(); ++p) {
+    report(jobs_[static_cast<std::size_t>(indexes[p])], state_.running[p], now_);
   }
 }
 

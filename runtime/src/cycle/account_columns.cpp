@@ -226,8 +226,9 @@ AccountColumns account_columns(const CompiledPolicy& policy, const ClusterState&
   // The jobs as the cycle resolves them, so this table is the one `rank` reads.
   const PolicyTables& tables = policy.tables();
   const ResourceAmounts capacity = schedulable_capacity(state.inventory);
+  const UnitWeights unit = unit_weights(tables.unit, capacity);
   const cycle::CycleJobs jobs =
-      cycle::resolve_jobs(state, tables, AccountIndex(tables), unit_weights(tables.unit, capacity));
+      cycle::resolve_jobs(state, tables, AccountIndex(tables), cycle::Rates(unit, state.inventory));
   return AccountColumns(tables, state, jobs.activity, capacity);
 }
 

@@ -38,14 +38,16 @@ Seconds expected_end(const ActiveJob& job, const PolicyTables& tables) {
   return running.contract.yields_at ? std::min(end, *running.contract.yields_at) : end;
 }
 
-// When `node` has room for one node of `request`, walking its jobs' ends.
+// When `node` has room for one node of `request`, walking its jobs' ends
+// (`ends`: scratch, reused from node to node).
 Candidate readiness(const NodePool& pool, int node, const NodeAmounts& need, const std::vector<ActiveJob>& active,
-                    const std::vector<int>& on_node, const PolicyTables& tables, Seconds now) {
+                    const std::vector<int>& on_node, const PolicyTables& tables, Seconds now,
+                    std::vector<std::pair<Seconds, int>>& ends) {
   NodeAmounts free = pool.free(node);
   Candidate candidate{now, free.gpus, node};
   auto fits = [&] { return free.gpus >= need.gpus && free.cpus >= need.cpus && free.memory_gib >= need.memory_gib; };
   if (fits()) return candidate;
-  std::vector<std::pair<Seconds, int>> ends;
+  ends.clear();
   for (int index : on_node) {
     const ActiveJob& job = active[static_cast<std::size_t>(index)];
     if (!job.stopped) ends.emplace_back(expected_end(job, tables), index);
@@ -74,6 +76,7 @@ std::optional<BlockedHold> blocked_hold(const NodePool& pool, const NodeRequest&
   const Inventory& inventory = pool.inventory();
   std::map<int, std::vector<Candidate>> by_block;
   std::vector<Candidate> all;
+  std::vector<std::pair<Seconds, int>> ends;
   for (std::size_t n = 0; n < inventory.nodes.size(); ++n) {
     const Node& node = inventory.nodes[n];
     const int index = static_cast<int>(n);
@@ -82,7 +85,7 @@ std::optional<BlockedHold> blocked_hold(const NodePool& pool, const NodeRequest&
         node.memory_gib < need.memory_gib) {
       continue;
     }
-    const Candidate candidate = readiness(pool, index, need, active, jobs_on_node[n], tables, now);
+    const Candidate candidate = readiness(pool, index, need, active, jobs_on_node[n], tables, now, ends);
     by_block[node.block].push_back(candidate);
     all.push_back(candidate);
   }

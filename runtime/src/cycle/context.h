@@ -39,6 +39,7 @@ struct CycleContext {
   const AccountIndex& account_index;
   ResourceAmounts capacity;  // of the up nodes
   UnitWeights unit;
+  Rates rates;  // in `unit`
   CycleJobs jobs;
   // The account table `rank` and `preempt` read, from what `jobs` hold and wait for.
   AccountColumns accounts;

@@ -251,7 +251,7 @@ bool CycleRun::start_reserved(const PendingJob& job, std::size_t position) {
   const Reservation& reservation = reservations_.at(job.request->id);
   const Claim claim{reservation.nodes,
                     {reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node}};
-  const double rate = rate_of(ctx_.unit, state_.inventory, claim.nodes, claim.amounts);
+  const double rate = ctx_.rates.of(claim.nodes, claim.amounts);
   capacity_.unclaim(claim);
   balance_.add(job.account, -rate);
   if (auto nodes = capacity_.pool().find(job.shape)) {
@@ -371,7 +371,7 @@ void CycleRun::reserve(const PendingJob& job, Reservation reservation) {
   const Claim claim{reservation.nodes,
                     {reservation.gpus_per_node, reservation.cpus_per_node, reservation.memory_gib_per_node}};
   capacity_.claim(claim);
-  balance_.add(job.account, rate_of(ctx_.unit, state_.inventory, claim.nodes, claim.amounts));
+  balance_.add(job.account, ctx_.rates.of(claim.nodes, claim.amounts));
   count_fast_lane(job, 1);
   reservations_.emplace(job.request->id, std::move(reservation));
 }
@@ -453,7 +453,7 @@ Decision CycleRun::job_decision(DecisionKind kind, const JobRequest& request, in
 }
 
 double CycleRun::job_rate(const PendingJob& job, const std::vector<int>& nodes) const {
-  return rate_of(ctx_.unit, state_.inventory, nodes, per_node(job.shape));
+  return ctx_.rates.of(nodes, per_node(job.shape));
 }
 
 const std::string& CycleRun::program_path(int account) const {

@@ -62,13 +62,30 @@ bool valid_nodes(const RunningJob& job, const Inventory& inventory) {
 
 }  // namespace
 
-double rate_of(const UnitWeights& unit, const Inventory& inventory, const std::vector<int>& nodes,
-               const NodeAmounts& amounts) {
-  return rate_on_nodes(unit, inventory, nodes, amounts.gpus, amounts.cpus, amounts.memory_gib);
+// A GPU-hours unit charges each GPU its type's weight, so the price of one GPU
+// of each type, asked once, is the whole unit: rate_per_hour of n GPUs is n
+// times it, bit for bit (n x (1 x w) = n x w).
+Rates::Rates(const UnitWeights& unit, const Inventory& inventory) : unit_(unit), inventory_(inventory) {
+  if (unit.kind != UnitWeights::Kind::gpu_hours) return;
+  per_gpu_.reserve(inventory.gpu_types.size());
+  for (const std::string& type : inventory.gpu_types) per_gpu_.push_back(unit.rate_per_hour(ResourceUse{type, 1.0}));
+}
+
+double Rates::of(const std::vector<int>& nodes, const NodeAmounts& amounts) const {
+  if (per_gpu_.empty() || nodes.empty() || nodes.front() < 0 ||
+      static_cast<std::size_t>(nodes.front()) >= inventory_.nodes.size()) {
+    return rate_on_nodes(unit_, inventory_, nodes, amounts.gpus, amounts.cpus, amounts.memory_gib);
+  }
+  const int type = inventory_.nodes[static_cast<std::size_t>(nodes.front())].gpu_type;
+  if (type < 0 || static_cast<std::size_t>(type) >= per_gpu_.size()) {
+    return rate_on_nodes(unit_, inventory_, nodes, amounts.gpus, amounts.cpus, amounts.memory_gib);
+  }
+  const double count = static_cast<double>(nodes.size());
+  return count * static_cast<double>(amounts.gpus) * per_gpu_[static_cast<std::size_t>(type)];
 }
 
 CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
-                       const UnitWeights& unit) {
+                       const Rates& rates) {
   const NameIndex classes = class_index(tables);
   const NameIndex gpu_types = gpu_type_index(state.inventory);
   CycleJobs jobs(state.inventory);
@@ -98,7 +115,7 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
     active.stopping = job.stopping_at.has_value();
     active.stalled = stalled_since(job, state.now).has_value();
     active.stopped = (job.stopping_at && *job.stopping_at <= state.now) || !valid_nodes(job, state.inventory);
-    active.rate = rate_of(unit, state.inventory, job.nodes, active.per_node);
+    active.rate = rates.of(job.nodes, active.per_node);
     const int index = static_cast<int>(jobs.active.size());
     jobs.active.push_back(active);
     if (active.stopped) continue;

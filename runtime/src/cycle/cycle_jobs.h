@@ -43,9 +43,21 @@ struct ActiveJob {
   bool stalled = false;   // no progress within its contract's interval (contracts.h stalled_since)
 };
 
-// The rate of holding `amounts` on each of `nodes` of `inventory` (accounting.h's rate_on_nodes).
-double rate_of(const UnitWeights& unit, const Inventory& inventory, const std::vector<int>& nodes,
-               const NodeAmounts& amounts);
+// What holding resources costs per hour in the policy's unit: accounting.h's
+// rate_on_nodes, with a GPU-hours unit's price of each GPU type looked up once
+// per cycle instead of by name once per job.
+class Rates {
+ public:
+  Rates(const UnitWeights& unit, const Inventory& inventory);
+
+  // The rate of holding `amounts` on each of `nodes`.
+  double of(const std::vector<int>& nodes, const NodeAmounts& amounts) const;
+
+ private:
+  const UnitWeights& unit_;
+  const Inventory& inventory_;
+  std::vector<double> per_gpu_;  // by Inventory::gpu_types index; empty unless a GPU-hours unit
+};
 
 // Every job of the state, resolved.
 struct CycleJobs {
@@ -59,7 +71,7 @@ struct CycleJobs {
 };
 
 CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
-                       const UnitWeights& unit);
+                       const Rates& rates);
 
 // The `cluster` record a policy reads, from a cycle's tallies of GPUs in use,
 // free GPUs on up nodes, and running jobs.
