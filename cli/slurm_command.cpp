@@ -131,8 +131,7 @@ void print_decisions(const slurm::PassReport& report, bool dry_run) {
 // to Slurm: one JSON object a line, appended in one write per pass.
 void append_pass_records(std::string& lines, const slurm::PassReport& report, bool dry_run) {
   runtime::CycleResult decided = report.cycle;
-  std::erase_if(decided.decisions,
-                [](const runtime::Decision& decision) { return decision.kind == runtime::DecisionKind::skip; });
+  decided.skips.clear();
   lines += runtime::audit_lines(decided, report.inventory);
   for (const slurm::ObservedStart& start : report.starts) lines += slurm::start_json(start, report.now) + "\n";
   for (const slurm::ProgressChange& change : report.progress) {

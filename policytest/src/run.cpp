@@ -31,11 +31,15 @@ std::string placed(const std::string& id, const std::unordered_map<std::string, 
 class CaseRun {
  public:
   CaseRun(const TestCase& test, const CompiledPolicy& policy)
-      : test_(test), state_(test.state.state), policy_(policy), result_(runtime::run_cycle(state_, policy_)) {
+      : test_(test),
+        state_(test.state.state),
+        policy_(policy),
+        result_(runtime::run_cycle(state_, policy_)),
+        decisions_(result_.all_decisions()) {
     for (std::size_t i = 0; i < result_.ranked_job_ids.size(); ++i) position_.emplace(result_.ranked_job_ids[i], i);
     for (const runtime::JobRequest& job : state_.pending) pending_.push_back(job.id);
     for (const runtime::RunningJob& job : state_.running) running_.push_back(job.request.id);
-    for (const runtime::Decision& decision : result_.decisions) decided_.emplace(decision.job_id, &decision);
+    for (const runtime::Decision& decision : decisions_) decided_.emplace(decision.job_id, &decision);
   }
 
   std::vector<Failure> check() {
@@ -234,6 +238,7 @@ class CaseRun {
   const runtime::ClusterState& state_;
   const CompiledPolicy& policy_;
   runtime::CycleResult result_;
+  std::vector<runtime::Decision> decisions_;  // every decision, skips too
   std::unordered_map<std::string, std::size_t> position_;
   std::unordered_multimap<std::string, const runtime::Decision*> decided_;
   std::vector<std::string> pending_, running_;

@@ -13,6 +13,10 @@ void index_terms(View& view) {
       view.terms.emplace(decision.job_id, decision.terms);
     }
   }
+  const runtime::CycleResult& result = view.result;
+  for (std::size_t i = 0; i < result.skips.size() && i < result.skip_terms.size(); ++i) {
+    if (!result.skip_terms[i].empty()) view.terms.emplace(result.skip_job_id(i), result.skip_terms[i]);
+  }
 }
 
 std::string feed_entry(std::int64_t seq, std::int64_t cycle, Seconds at, const std::string& record) {

@@ -125,7 +125,7 @@ ClusterState live_state() {
 // Everything a decision says, as one comparable line.
 std::vector<std::string> signature(const CycleResult& result) {
   std::vector<std::string> lines;
-  for (const Decision& d : result.decisions) {
+  for (const Decision& d : result.all_decisions()) {
     lines.push_back(fmt::format("{} {} [{}] for={} rank={:.17g} at={} protected_until={} policy={} reason={}",
                                 static_cast<int>(d.kind), d.job_id, fmt::join(d.nodes, ","), d.for_job, d.rank,
                                 d.position, d.contract.protected_until, d.contract.policy_hash, d.reason));

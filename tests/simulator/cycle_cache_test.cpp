@@ -37,8 +37,11 @@ std::shared_ptr<const CompiledPolicy> large_org(bool classic) {
 
 // A cycle's result without its skips.
 runtime::CycleResult without_skips(runtime::CycleResult result) {
-  std::erase_if(result.decisions,
-                [](const runtime::Decision& decision) { return decision.kind == runtime::DecisionKind::skip; });
+  result.skips.clear();
+  result.unranked_job_ids.clear();
+  result.skip_names.clear();
+  result.skip_reasons.clear();
+  result.skip_terms.clear();
   return result;
 }
 

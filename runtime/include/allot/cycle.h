@@ -57,10 +57,12 @@
 //     never a victim.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allot/cluster_state.h"
@@ -135,13 +137,49 @@ struct CycleOptions {
   std::size_t explained_skips = 1000;
 };
 
+// A pending job that did not start, in a few bytes: a cycle over a long queue
+// skips nearly every job, and a Decision per job (strings, vectors, a
+// contract) was most of such a cycle's time and memory. The names and the
+// reason are indexes into the result's tables; CycleResult::skip_decision
+// makes the Decision a person reads.
+struct Skip {
+  // Place in the ranked queue (0 = first), an index into ranked_job_ids and
+  // ranks; -1 when the job is not ranked (its account or class is not the
+  // policy's), and `unranked` is its index into unranked_job_ids.
+  int position = -1;
+  std::uint32_t unranked = 0;
+  std::uint32_t account = 0;    // into CycleResult::skip_names
+  std::uint32_t job_class = 0;  // into CycleResult::skip_names
+  std::uint32_t reason = 0;     // into CycleResult::skip_reasons
+
+  bool operator==(const Skip&) const = default;
+};
+
 struct CycleResult {
   Seconds now = 0;
   std::string policy_hash;
-  std::vector<Decision> decisions;          // starts and preemptions, then skips
-  std::vector<std::string> ranked_job_ids;  // every pending job, best first
+  std::vector<Decision> decisions;          // starts and preemptions
+  std::vector<Skip> skips;                  // the jobs that wait, in the order the cycle decided them
+  std::vector<std::string> ranked_job_ids;  // every ranked pending job, best first
   std::vector<double> ranks;                // parallel to ranked_job_ids
   std::vector<Reservation> reservations;    // in force after the cycle
+  // What the skips point into: the ids of the jobs that are not ranked, the
+  // accounts' and classes' names, each distinct reason once, and the rank
+  // terms of the first skips (CycleOptions::explained_skips; by skip index).
+  std::vector<std::string> unranked_job_ids;
+  std::vector<std::string> skip_names;
+  std::vector<std::string> skip_reasons;
+  std::vector<std::vector<RankTerm>> skip_terms;
+
+  // The skip at `index` as a Decision (kind skip): job, account, class, rank,
+  // position (-1 when not ranked), the rank terms it carries, and its reason.
+  Decision skip_decision(std::size_t index) const;
+  // The id of the skip's job at `index`.
+  const std::string& skip_job_id(std::size_t index) const;
+  // The skip of job `job_id` as a Decision, if the cycle skipped it.
+  std::optional<Decision> skip_for(std::string_view job_id) const;
+  // Every decision as a Decision: the starts and preemptions, then the skips.
+  std::vector<Decision> all_decisions() const;
 
   bool operator==(const CycleResult&) const = default;
 };
@@ -163,8 +201,8 @@ class CycleCache {
   CycleCache& operator=(CycleCache&&) noexcept;
 
   // Takes back a result the caller is done with: the next cycle writes its
-  // decisions into that memory. A cycle over a long queue writes a skip per
-  // waiting job (about 35 MB for 100,000), and memory fresh from the system costs
+  // skips and ranked queue into that memory. A cycle over a long queue writes a
+  // skip and a ranked id per waiting job, and memory fresh from the system costs
   // a page fault every 4 KiB; what is handed back costs none. Optional.
   void give_back(CycleResult&& used);
 

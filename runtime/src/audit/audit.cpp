@@ -32,6 +32,7 @@ using audit::node_names;
 Json summary_json(const CycleResult& result) {
   std::size_t counts[3] = {0, 0, 0};  // by DecisionKind
   for (const Decision& decision : result.decisions) ++counts[static_cast<int>(decision.kind)];
+  counts[static_cast<int>(DecisionKind::skip)] += result.skips.size();
   return Json{{"starts", counts[static_cast<int>(DecisionKind::start)]},
               {"preemptions", counts[static_cast<int>(DecisionKind::preempt)]},
               {"skips", counts[static_cast<int>(DecisionKind::skip)]},
@@ -58,7 +59,7 @@ const char* decision_kind_name(DecisionKind kind) {
 std::string audit_lines(const CycleResult& result, const Inventory& inventory) {
   const std::string time = support::format_timestamp(result.now);
   std::string lines;
-  for (const Decision& decision : result.decisions) {
+  for (const Decision& decision : result.all_decisions()) {
     Json record{{"time", time}, {"policy", result.policy_hash}};
     add_decision(record, decision, inventory);
     lines += audit::dump(record, -1);
@@ -72,7 +73,7 @@ std::string cycle_document(const CycleResult& result, const Inventory& inventory
                 {"policy", Json{{"name", policy_name}, {"hash", result.policy_hash}}},
                 {"summary", summary_json(result)}};
   Json& decisions = document["decisions"] = Json::array();
-  for (const Decision& decision : result.decisions) {
+  for (const Decision& decision : result.all_decisions()) {
     Json record = Json::object();
     add_decision(record, decision, inventory);
     decisions.push_back(std::move(record));
@@ -111,8 +112,9 @@ std::string cycle_text(const CycleResult& result, const Inventory& inventory, co
     return text;
   };
   // Starts and skips in queue order (unranked last), then preemptions.
+  const std::vector<Decision> all = result.all_decisions();
   std::vector<const Decision*> rows;
-  for (const Decision& decision : result.decisions) rows.push_back(&decision);
+  for (const Decision& decision : all) rows.push_back(&decision);
   std::stable_sort(rows.begin(), rows.end(), [](const Decision* a, const Decision* b) {
     const auto key = [](const Decision* d) {
       return std::pair{d->kind == DecisionKind::preempt ? 2

@@ -81,8 +81,8 @@ void CycleCache::Kept::serve(const CompiledPolicy& policy) {
 }
 
 void CycleCache::give_back(CycleResult&& used) {
-  kept_->spare_decisions = std::move(used.decisions);
-  kept_->spare_decisions.clear();
+  kept_->spare_skips = std::move(used.skips);
+  kept_->spare_skips.clear();
 }
 
 CycleCache::CycleCache() : kept_(std::make_unique<Kept>()) {}

@@ -60,7 +60,7 @@ struct CycleContext {
 };
 
 // run_cycle (allot/cycle.h) on a context built already.
-// With `spare`, the decisions are written into its memory (CycleCache::give_back).
-CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare = nullptr);
+// With `spare`, the skips are written into its memory (CycleCache::give_back).
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare = nullptr);
 
 }  // namespace allot::runtime::cycle

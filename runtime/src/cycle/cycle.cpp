@@ -13,7 +13,6 @@
 // and the decision log.
 #include <algorithm>
 #include <functional>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -38,13 +37,9 @@ namespace {
 
 using namespace cycle;
 
-// The skips' vector becomes the result's decisions with the starts and
-// preemptions put in front: room for this many spares a reallocation of it.
-constexpr std::size_t kActionRoom = 256;
-
 class CycleRun {
  public:
-  CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare);
+  CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare);
   CycleResult run();
 
  private:
@@ -70,6 +65,10 @@ class CycleRun {
   void stop(int active, Seconds stops_at, double lost, const std::string& for_job, std::string reason);
   Decision& start(const PendingJob& job, std::size_t position, const std::vector<int>& nodes, const std::string& how);
   void skip(const PendingJob& job, std::size_t position, std::string reason);
+  void record_skip(const PendingJob& job, std::size_t position, std::uint32_t reason);  // reason: skip_reason()'s
+  // Indexes into the result's tables, each entry written once.
+  std::uint32_t skip_name(int index, std::vector<std::uint32_t>& known, const std::string& name);
+  std::uint32_t skip_reason(std::string reason);
   void count_fast_lane(const PendingJob& job, int sign);
   Decision job_decision(DecisionKind kind, const JobRequest& request, int account, int job_class) const;
   double job_rate(const PendingJob& job, const std::vector<int>& nodes) const;
@@ -94,11 +93,18 @@ class CycleRun {
   // (ClassInfo::fast_lane_gpus bounds it).
   std::map<std::pair<int, int>, long long> fast_lane_held_;
   std::vector<Decision> actions_;  // starts and preemptions
-  std::vector<Decision> skips_;
+  std::vector<Skip> skips_;
+  // The skips' tables: each policy account's and class's entry in skip_names
+  // (kNoName until used), other names and each reason by text.
+  static constexpr std::uint32_t kNoName = UINT32_MAX;
+  std::vector<std::uint32_t> account_names_;
+  std::vector<std::uint32_t> class_names_;
+  std::unordered_map<std::string, std::uint32_t> other_names_;
+  std::unordered_map<std::string, std::uint32_t> reasons_;
   CycleResult result_;
 };
 
-CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare)
+CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare)
     : ctx_(context),
       state_(context.state),
       policy_(context.policy),
@@ -109,7 +115,9 @@ CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options, std
       balance_(context.balance),
       backfill_(context),
       preemption_(context, options.preemption_depth),
-      holds_left_(options.blocked_holds) {
+      holds_left_(options.blocked_holds),
+      account_names_(context.tables.accounts.size(), kNoName),
+      class_names_(context.tables.classes.size(), kNoName) {
   if (spare != nullptr && options.record_skips) skips_ = std::move(*spare);
   hold_running_jobs();
   hold_reservations();
@@ -151,14 +159,8 @@ CycleResult CycleRun::run() {
   decide_drains();
   decide_stalls();
   place_queue();
-  // Starts and preemptions first, then the skips. The skips are the many (one per
-  // waiting job) and were written into memory handed back (CycleCache::give_back),
-  // so the result keeps that vector and the few actions go in front: each skip
-  // moves back once within it (kActionRoom spares a reallocation), where moving
-  // them into the actions' vector wrote all of them into fresh memory again.
-  result_.decisions = std::move(skips_);
-  result_.decisions.insert(result_.decisions.begin(), std::make_move_iterator(actions_.begin()),
-                           std::make_move_iterator(actions_.end()));
+  result_.decisions = std::move(actions_);
+  result_.skips = std::move(skips_);
   for (auto& [id, reservation] : reservations_) result_.reservations.push_back(std::move(reservation));
   std::sort(result_.reservations.begin(), result_.reservations.end(),
             [](const Reservation& a, const Reservation& b) { return a.job_id < b.job_id; });
@@ -188,8 +190,9 @@ void CycleRun::place_queue() {
   const std::vector<PendingJob>& pending = ctx_.jobs.pending;
   const std::vector<std::size_t> order = rank_order(pending, ctx_.ranks);
   result_.ranked_job_ids.reserve(order.size());
-  if (options_.record_skips) skips_.reserve(pending.size() + kActionRoom);
+  if (options_.record_skips) skips_.reserve(pending.size());
   result_.ranks.reserve(order.size());
+  std::optional<std::uint32_t> beyond_depth;  // the reason of every job past the placement depth
   for (std::size_t position = 0; position < order.size(); ++position) {
     // The queue visits jobs in rank order, not memory order: fetching ahead
     // (the job record, then what it points to) hides most of the cache misses.
@@ -205,7 +208,8 @@ void CycleRun::place_queue() {
     if (position < options_.placement_depth) {
       place(job, position);
     } else if (options_.record_skips) {
-      skip(job, position, beyond_placement_depth(options_.placement_depth));
+      if (!beyond_depth) beyond_depth = skip_reason(beyond_placement_depth(options_.placement_depth));
+      record_skip(job, position, *beyond_depth);
     }
   }
   if (!options_.record_skips) return;
@@ -418,20 +422,55 @@ Decision& CycleRun::start(const PendingJob& job, std::size_t position, const std
   return actions_.back();
 }
 
+// A ranked skip's id and rank are the queue's at its position (place_queue
+// writes them first); the names are the policy's when it knows the job's.
 void CycleRun::skip(const PendingJob& job, std::size_t position, std::string reason) {
+  if (options_.record_skips) record_skip(job, position, skip_reason(std::move(reason)));
+}
+
+void CycleRun::record_skip(const PendingJob& job, std::size_t position, std::uint32_t reason) {
   if (!options_.record_skips) return;
-  Decision decision = job_decision(DecisionKind::skip, *job.request, job.account, job.job_class);
-  decision.position = static_cast<int>(position);
+  Skip skip;
   if (job.problem.empty()) {
-    decision.rank = ctx_.ranks[job.row];
+    skip.position = static_cast<int>(position);
     if (skips_.size() < options_.explained_skips) {
-      decision.terms = rank_terms(policy_, ctx_.pending_table, job.row, ctx_.accounts, job.account);
+      result_.skip_terms.resize(skips_.size());
+      result_.skip_terms.push_back(rank_terms(policy_, ctx_.pending_table, job.row, ctx_.accounts, job.account));
     }
   } else {
-    decision.position = -1;
+    skip.unranked = static_cast<std::uint32_t>(result_.unranked_job_ids.size());
+    result_.unranked_job_ids.push_back(job.request->id);
   }
-  decision.reason = std::move(reason);
-  skips_.push_back(std::move(decision));
+  skip.account =
+      skip_name(job.account, account_names_,
+                job.account >= 0 ? tables_.accounts[static_cast<std::size_t>(job.account)].path : job.request->account);
+  skip.job_class = skip_name(
+      job.job_class, class_names_,
+      job.job_class >= 0 ? tables_.classes[static_cast<std::size_t>(job.job_class)].name : job.request->job_class);
+  skip.reason = reason;
+  skips_.push_back(skip);
+}
+
+std::uint32_t CycleRun::skip_name(int index, std::vector<std::uint32_t>& known, const std::string& name) {
+  const auto next = static_cast<std::uint32_t>(result_.skip_names.size());
+  if (index >= 0) {
+    std::uint32_t& id = known[static_cast<std::size_t>(index)];
+    if (id == kNoName) {
+      id = next;
+      result_.skip_names.push_back(name);
+    }
+    return id;
+  }
+  const auto [found, added] = other_names_.try_emplace(name, next);
+  if (added) result_.skip_names.push_back(name);
+  return found->second;
+}
+
+std::uint32_t CycleRun::skip_reason(std::string reason) {
+  const auto next = static_cast<std::uint32_t>(result_.skip_reasons.size());
+  const auto [found, added] = reasons_.try_emplace(std::move(reason), next);
+  if (added) result_.skip_reasons.push_back(found->first);
+  return found->second;
 }
 
 // Adds (sign 1) or removes (-1) a started or reserved job in its class's fast lane.
@@ -464,7 +503,7 @@ const std::string& CycleRun::program_path(int account) const {
 
 namespace cycle {
 
-CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Decision>* spare) {
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare) {
   return CycleRun(context, options, spare).run();
 }
 
@@ -477,7 +516,7 @@ CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, c
 CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options,
                       CycleCache& cache) {
   const cycle::CycleContext context(state, policy, &cache);
-  return cycle::run_cycle(context, options, &cache.kept().spare_decisions);
+  return cycle::run_cycle(context, options, &cache.kept().spare_skips);
 }
 
 }  // namespace allot::runtime

@@ -19,7 +19,7 @@ struct CycleCache::Kept {
 
   AccountMemo accounts;
   std::optional<AccountIndex> account_index;  // of accounts.tables
-  std::vector<Decision> spare_decisions;      // empty, with the capacity of a result given back
+  std::vector<Skip> spare_skips;              // empty, with the capacity of a result given back
 };
 
 }  // namespace allot::runtime

@@ -165,6 +165,7 @@ Expected<Explanation, std::string> explain_job(const ClusterState& state, const 
   for (const Decision& decision : result.decisions) {
     if (decision.job_id == job_id) out.decision = decision;
   }
+  if (auto skip = result.skip_for(job_id)) out.decision = std::move(*skip);
   if (out.running) {
     explain_running(out, context, result, static_cast<std::size_t>(running - state.running.begin()));
   } else {

@@ -122,13 +122,6 @@ const Decision* start_of(const CycleResult& result, const std::string& job_id) {
   return nullptr;
 }
 
-const Decision* skip_of(const CycleResult& result, const std::string& job_id) {
-  for (const Decision& decision : result.decisions) {
-    if (decision.kind == DecisionKind::skip && decision.job_id == job_id) return &decision;
-  }
-  return nullptr;
-}
-
 std::string joined(const std::vector<std::string>& parts, std::size_t shown = 4) {
   std::string text;
   for (std::size_t i = 0; i < parts.size() && i < shown; ++i) {
@@ -195,7 +188,7 @@ std::string no_start_reason(const ClusterState& projected, const PolicyTables& t
 
 // Why the job cannot start whatever happens to other jobs, if that is so.
 std::optional<std::string> never_starts(const ClusterState& state, const PolicyTables& tables, const JobRequest& job,
-                                        const Decision* skip) {
+                                        const std::optional<Decision>& skip) {
   if (skip && skip->position < 0) return skip->reason;
   if (!job.blocked.empty()) return job.blocked;
   if (const ClassInfo* info = class_named(tables, job.job_class)) {
@@ -226,7 +219,7 @@ NextOpportunity forecast_start(const ClusterState& state, const CompiledPolicy& 
   const auto job = std::find_if(state.pending.begin(), state.pending.end(),
                                 [&](const JobRequest& pending) { return pending.id == job_id; });
   if (job == state.pending.end()) return next;
-  if (auto never = never_starts(state, tables, *job, skip_of(first, job_id))) {
+  if (auto never = never_starts(state, tables, *job, first.skip_for(job_id))) {
     next.why = fmt::format("never, as things stand: {}", *never);
     return next;
   }

@@ -28,6 +28,9 @@ std::set<std::string> ids_of(const CycleResult& result, DecisionKind kind) {
   for (const Decision& decision : result.decisions) {
     if (decision.kind == kind) ids.insert(decision.job_id);
   }
+  if (kind == DecisionKind::skip) {
+    for (std::size_t i = 0; i < result.skips.size(); ++i) ids.insert(result.skip_job_id(i));
+  }
   return ids;
 }
 
@@ -35,10 +38,9 @@ std::set<std::string> ids_of(const CycleResult& result, DecisionKind kind) {
 std::unordered_map<std::string, std::string> unranked_reasons(const CycleResult& result,
                                                               const std::unordered_map<std::string, Placing>& ranked) {
   std::unordered_map<std::string, std::string> reasons;
-  for (const Decision& decision : result.decisions) {
-    if (decision.kind == DecisionKind::skip && !ranked.count(decision.job_id)) {
-      reasons.emplace(decision.job_id, decision.reason);
-    }
+  for (std::size_t i = 0; i < result.skips.size(); ++i) {
+    const std::string& id = result.skip_job_id(i);
+    if (!ranked.count(id)) reasons.emplace(id, result.skip_reasons.at(result.skips[i].reason));
   }
   return reasons;
 }
