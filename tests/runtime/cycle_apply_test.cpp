@@ -30,6 +30,17 @@ Decision decided(DecisionKind kind, const std::string& id, std::vector<int> node
   return decision;
 }
 
+// Skips for `jobs`, ranked in that order (a skip changes nothing in the state).
+void skipped(CycleResult& result, const std::vector<std::string>& jobs) {
+  result.skip_names = {"beta", "work"};
+  result.skip_reasons = {"it waits"};
+  for (const std::string& id : jobs) {
+    result.skips.push_back(Skip{static_cast<int>(result.ranked_job_ids.size()), 0, 0, 1, 0});
+    result.ranked_job_ids.push_back(id);
+    result.ranks.push_back(0);
+  }
+}
+
 ClusterState busy() {
   ClusterState state;
   state.now = kTuesday;
@@ -46,13 +57,11 @@ TEST_CASE("apply_decisions keeps the order of the jobs that stay and appends the
   state.running[3].stopping_at = kTuesday;  // r4's grace ended: it stops in this cycle
   CycleResult result;
   result.now = kTuesday;
-  result.decisions = {decided(DecisionKind::start, "p4", {1}),
-                      decided(DecisionKind::start, "p2", {2}),
+  result.decisions = {decided(DecisionKind::start, "p4", {1}), decided(DecisionKind::start, "p2", {2}),
                       decided(DecisionKind::preempt, "r1", {0}, kTuesday),
-                      decided(DecisionKind::preempt, "r3", {0}, kTuesday + 300),
-                      decided(DecisionKind::skip, "p1"),
-                      decided(DecisionKind::skip, "p3")};
+                      decided(DecisionKind::preempt, "r3", {0}, kTuesday + 300)};
   result.decisions[0].contract.protected_until = kTuesday + kHour;
+  skipped(result, {"p1", "p3"});
   result.reservations = {Reservation{"p5", {0}, kTuesday + 900, 2, 0, 0}};
   apply_decisions(state, result);
 
@@ -79,7 +88,7 @@ TEST_CASE("apply_decisions with nothing to start or stop leaves the lists as the
   ClusterState state = busy();
   CycleResult result;
   result.now = kTuesday;
-  result.decisions = {decided(DecisionKind::skip, "p1")};
+  skipped(result, {"p1"});
   apply_decisions(state, result);
   CHECK(ids(state.running) == std::vector<std::string>{"r1", "r2", "r3", "r4"});
   CHECK(ids(state.pending) == std::vector<std::string>{"p1", "p2", "p3", "p4", "p5"});
