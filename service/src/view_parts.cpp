@@ -14,7 +14,7 @@ void index_terms(View& view) {
     }
   }
   const runtime::CycleResult& result = view.result;
-  for (std::size_t i = 0; i < result.skips.size() && i < result.skip_terms.size(); ++i) {
+  for (std::size_t i = 0; i < result.skip_terms.size(); ++i) {  // by skip index
     if (!result.skip_terms[i].empty()) view.terms.emplace(result.skip_job_id(i), result.skip_terms[i]);
   }
 }

@@ -8,12 +8,23 @@
 namespace cycle_test {
 namespace {
 
-TEST_CASE("a skip made a Decision says what the cycle decided of the job", "[cycle][skips]") {
-  const auto policy = compile_text(two_team_policy("job.gpus", "false"));
+// One 8-GPU node with `busy` GPUs held by a beta job.
+ClusterState one_busy_node(int busy) {
   ClusterState state;
   state.now = kTuesday;
   state.inventory = uniform_inventory(1, 8);
-  state.running.push_back(running(job("busy", "beta", "work", 6), {0}, kTuesday));
+  state.running.push_back(running(job("busy", "beta", "work", busy), {0}, kTuesday));
+  return state;
+}
+
+// Bigger jobs first; nothing is preempted.
+std::shared_ptr<const CompiledPolicy> biggest_first() {
+  static const auto policy = compile_text(two_team_policy("job.gpus", "false"));
+  return policy;
+}
+
+TEST_CASE("a skip made a Decision says what the cycle decided of the job", "[cycle][skips]") {
+  ClusterState state = one_busy_node(6);
   // Two GPUs are free: `fits` starts, the two 4-GPU jobs wait for one reason,
   // and `stray` is not ranked (its account is not the policy's).
   state.pending = {job("four-a", "alpha", "work", 4, kTuesday), job("four-b", "alpha", "work", 4, kTuesday + 1),
@@ -22,7 +33,7 @@ TEST_CASE("a skip made a Decision says what the cycle decided of the job", "[cyc
   options.blocked_holds = 0;
   options.explained_skips = 1;
 
-  const CycleResult result = run_cycle(state, *policy, options);
+  const CycleResult result = run_cycle(state, *biggest_first(), options);
 
   REQUIRE(result.decisions.size() == 1);  // starts and preemptions only
   CHECK(result.decisions[0].kind == DecisionKind::start);
@@ -68,16 +79,12 @@ TEST_CASE("a skip made a Decision says what the cycle decided of the job", "[cyc
 }
 
 TEST_CASE("a cycle that records no skips leaves their tables empty", "[cycle][skips]") {
-  const auto policy = compile_text(two_team_policy("job.gpus", "false"));
-  ClusterState state;
-  state.now = kTuesday;
-  state.inventory = uniform_inventory(1, 8);
-  state.running.push_back(running(job("busy", "beta", "work", 8), {0}, kTuesday));
+  ClusterState state = one_busy_node(8);
   state.pending = {job("waits", "alpha", "work", 4), job("stray", "nobody", "work", 1)};
   CycleOptions options;
   options.record_skips = false;
 
-  const CycleResult result = run_cycle(state, *policy, options);
+  const CycleResult result = run_cycle(state, *biggest_first(), options);
 
   CHECK(result.decisions.empty());
   CHECK(result.skips.empty());

@@ -71,6 +71,10 @@ class CycleRun {
   std::uint32_t skip_reason(std::string reason);
   void count_fast_lane(const PendingJob& job, int sign);
   Decision job_decision(DecisionKind kind, const JobRequest& request, int account, int job_class) const;
+  // A job's account and class as decisions name them: the policy's names when
+  // it knows the job's (a few hot strings), else the request's.
+  const std::string& account_name(const JobRequest& request, int account) const;
+  const std::string& class_name(const JobRequest& request, int job_class) const;
   double job_rate(const PendingJob& job, const std::vector<int>& nodes) const;
   const std::string& program_path(int account) const;
 
@@ -428,8 +432,8 @@ void CycleRun::skip(const PendingJob& job, std::size_t position, std::string rea
   if (options_.record_skips) record_skip(job, position, skip_reason(std::move(reason)));
 }
 
+// Its callers record skips only when CycleOptions::record_skips says so.
 void CycleRun::record_skip(const PendingJob& job, std::size_t position, std::uint32_t reason) {
-  if (!options_.record_skips) return;
   Skip skip;
   if (job.problem.empty()) {
     skip.position = static_cast<int>(position);
@@ -441,12 +445,8 @@ void CycleRun::record_skip(const PendingJob& job, std::size_t position, std::uin
     skip.unranked = static_cast<std::uint32_t>(result_.unranked_job_ids.size());
     result_.unranked_job_ids.push_back(job.request->id);
   }
-  skip.account =
-      skip_name(job.account, account_names_,
-                job.account >= 0 ? tables_.accounts[static_cast<std::size_t>(job.account)].path : job.request->account);
-  skip.job_class = skip_name(
-      job.job_class, class_names_,
-      job.job_class >= 0 ? tables_.classes[static_cast<std::size_t>(job.job_class)].name : job.request->job_class);
+  skip.account = skip_name(job.account, account_names_, account_name(*job.request, job.account));
+  skip.job_class = skip_name(job.job_class, class_names_, class_name(*job.request, job.job_class));
   skip.reason = reason;
   skips_.push_back(skip);
 }
@@ -486,9 +486,17 @@ Decision CycleRun::job_decision(DecisionKind kind, const JobRequest& request, in
   Decision decision;
   decision.kind = kind;
   decision.job_id = request.id;
-  decision.account = account >= 0 ? tables_.accounts[static_cast<std::size_t>(account)].path : request.account;
-  decision.job_class = job_class >= 0 ? tables_.classes[static_cast<std::size_t>(job_class)].name : request.job_class;
+  decision.account = account_name(request, account);
+  decision.job_class = class_name(request, job_class);
   return decision;
+}
+
+const std::string& CycleRun::account_name(const JobRequest& request, int account) const {
+  return account >= 0 ? tables_.accounts[static_cast<std::size_t>(account)].path : request.account;
+}
+
+const std::string& CycleRun::class_name(const JobRequest& request, int job_class) const {
+  return job_class >= 0 ? tables_.classes[static_cast<std::size_t>(job_class)].name : request.job_class;
 }
 
 double CycleRun::job_rate(const PendingJob& job, const std::vector<int>& nodes) const {

@@ -72,11 +72,9 @@ Rates::Rates(const UnitWeights& unit, const Inventory& inventory) : unit_(unit),
 }
 
 double Rates::of(const std::vector<int>& nodes, const NodeAmounts& amounts) const {
-  if (per_gpu_.empty() || nodes.empty() || nodes.front() < 0 ||
-      static_cast<std::size_t>(nodes.front()) >= inventory_.nodes.size()) {
-    return rate_on_nodes(unit_, inventory_, nodes, amounts.gpus, amounts.cpus, amounts.memory_gib);
-  }
-  const int type = inventory_.nodes[static_cast<std::size_t>(nodes.front())].gpu_type;
+  const bool priced = !per_gpu_.empty() && !nodes.empty() && nodes.front() >= 0 &&
+                      static_cast<std::size_t>(nodes.front()) < inventory_.nodes.size();
+  const int type = priced ? inventory_.nodes[static_cast<std::size_t>(nodes.front())].gpu_type : -1;
   if (type < 0 || static_cast<std::size_t>(type) >= per_gpu_.size()) {
     return rate_on_nodes(unit_, inventory_, nodes, amounts.gpus, amounts.cpus, amounts.memory_gib);
   }

@@ -28,9 +28,6 @@ std::set<std::string> ids_of(const CycleResult& result, DecisionKind kind) {
   for (const Decision& decision : result.decisions) {
     if (decision.kind == kind) ids.insert(decision.job_id);
   }
-  if (kind == DecisionKind::skip) {
-    for (std::size_t i = 0; i < result.skips.size(); ++i) ids.insert(result.skip_job_id(i));
-  }
   return ids;
 }
 
