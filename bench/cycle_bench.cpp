@@ -114,6 +114,7 @@ JobRequest request(int id, const std::string& account, std::mt19937_64& random) 
   job.requested_protect = static_cast<Seconds>(random() % 7200);
   job.expected_runtime = 3600 + static_cast<Seconds>(random() % (12 * 3600));
   if (job.job_class == "eval") job.deadline = kNow + static_cast<Seconds>(random() % (24 * 3600));
+  job.revision = static_cast<std::uint64_t>(id) + 1;  // as a driver that keeps its requests numbers them
   return job;
 }
 

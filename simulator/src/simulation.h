@@ -101,7 +101,8 @@ class Simulation {
   void refresh_ledger();
   void apply_reports();
   void finish();
-  runtime::JobRequest request_for(int job) const;
+  // A new request for `job` (arriving, or resubmitted), with a new revision.
+  runtime::JobRequest request_for(int job);
   int index_of(const std::string& id) const;
   // The workload index of each running job, in state_.running's order.
   const std::vector<int>& running_indexes();
@@ -134,6 +135,7 @@ class Simulation {
   // running_indexes()' memo: kept in step with state_.running, every entry
   // checked against its job's id, so hashing is only for jobs that moved in.
   std::vector<int> running_indexes_;
+  std::uint64_t last_revision_ = 0;  // JobRequest::revision, one per request made
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::uint64_t sequence_ = 0;
   std::size_t next_arrival_ = 0;

@@ -19,10 +19,12 @@ double held_gpus(const RunningJob& job) { return static_cast<double>(job.nodes.s
 
 }  // namespace
 
-runtime::JobRequest Simulation::request_for(int job) const {
+runtime::JobRequest Simulation::request_for(int job) {
   const auto index = static_cast<std::size_t>(job);
-  return workload_request(workload_.jobs[index],
-                          policy_.tables().classes[static_cast<std::size_t>(classes_[index])].name);
+  runtime::JobRequest request =
+      workload_request(workload_.jobs[index], policy_.tables().classes[static_cast<std::size_t>(classes_[index])].name);
+  request.revision = ++last_revision_;
+  return request;
 }
 
 int Simulation::index_of(const std::string& id) const { return index_.at(id); }
@@ -80,6 +82,10 @@ bool Simulation::run_one_cycle() {
   if (options_.on_cycle) options_.on_cycle(state_, result);
   const bool requeued = handle_stops(result);
   runtime::apply_decisions(state_, result);
+  // apply_decisions requeues at the back, with a revision no longer known.
+  for (auto job = state_.pending.rbegin(); job != state_.pending.rend() && job->revision == 0; ++job) {
+    job->revision = ++last_revision_;
+  }
   for (const runtime::Decision& decision : result.decisions) {
     if (decision.kind == runtime::DecisionKind::start) started(decision);
   }

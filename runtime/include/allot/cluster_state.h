@@ -5,6 +5,7 @@
 // the snapshot readers need nothing else of the cycle.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +48,14 @@ struct JobRequest {
   // begin time, a limit of the site's): ranked, never placed, never a reason
   // to preempt or hold capacity; empty when it may start.
   std::string blocked;
+  // Set by a driver that keeps requests from cycle to cycle (the simulator
+  // does): a number no other request, and no earlier content of this one, has
+  // had. Give a request a new one whenever any field changes, as Kubernetes
+  // gives an object a new resourceVersion. A cycle run with a CycleCache then
+  // resolves the request's account and class in the policy once per revision
+  // instead of once per cycle (allot/cycle.h). 0, the default, means unknown:
+  // resolved at every cycle. Not part of snapshots.
+  std::uint64_t revision = 0;
 };
 
 // The promise a job started under. It stays with the job when the policy is

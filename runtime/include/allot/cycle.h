@@ -188,7 +188,9 @@ struct CycleResult {
 // `allot serve`) keeps between them: what the cycle computes from inputs that
 // change far less often than it runs (the account tree and its fair-share
 // values, the policy's account index), with those inputs, reused while they are
-// equal; and the memory of results given back. A cycle given a cache decides exactly what a cycle without one decides
+// equal; the account and class each request resolved to, by its revision
+// (JobRequest::revision); and the memory of results given back. A cycle given a
+// cache decides exactly what a cycle without one decides
 // (every decision, reason and rank: tests/simulator/cycle_cache_test.cpp checks
 // each cycle of long replays against a fresh one). A cache may be dropped at any
 // time, serves any policy (it starts over when the policy changes), and belongs
@@ -201,9 +203,9 @@ class CycleCache {
   CycleCache& operator=(CycleCache&&) noexcept;
 
   // Takes back a result the caller is done with: the next cycle writes its
-  // skips and ranked queue into that memory. A cycle over a long queue writes a
-  // skip and a ranked id per waiting job, and memory fresh from the system costs
-  // a page fault every 4 KiB; what is handed back costs none. Optional.
+  // skips into that memory. A cycle over a long queue writes a skip per waiting
+  // job, and memory fresh from the system costs a page fault every 4 KiB; what
+  // is handed back costs none. Optional.
   void give_back(CycleResult&& used);
 
   struct Kept;  // runtime-internal

@@ -7,9 +7,12 @@
 namespace allot::runtime {
 namespace {
 
+// Its content changes, so its revision (JobRequest::revision) is no longer
+// known: the driver may give it a new one.
 JobRequest requeued(JobRequest request, Seconds now) {
   request.restarts += 1;
   request.queued = now;
+  request.revision = 0;
   return request;
 }
 

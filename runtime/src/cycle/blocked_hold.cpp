@@ -41,7 +41,7 @@ Seconds expected_end(const ActiveJob& job, const PolicyTables& tables) {
 // When `node` has room for one node of `request`, walking its jobs' ends
 // (`ends`: scratch, reused from node to node).
 Candidate readiness(const NodePool& pool, int node, const NodeAmounts& need, const std::vector<ActiveJob>& active,
-                    const std::vector<int>& on_node, const PolicyTables& tables, Seconds now,
+                    std::span<const int> on_node, const PolicyTables& tables, Seconds now,
                     std::vector<std::pair<Seconds, int>>& ends) {
   NodeAmounts free = pool.free(node);
   Candidate candidate{now, free.gpus, node};
@@ -70,8 +70,7 @@ Candidate readiness(const NodePool& pool, int node, const NodeAmounts& need, con
 }  // namespace
 
 std::optional<BlockedHold> blocked_hold(const NodePool& pool, const NodeRequest& shape,
-                                        const std::vector<ActiveJob>& active,
-                                        const std::vector<std::vector<int>>& jobs_on_node,
+                                        const std::vector<ActiveJob>& active, const NodeLists& jobs_on_node,
                                         const std::vector<bool>& reserved, const PolicyTables& tables, Seconds now) {
   const Inventory& inventory = pool.inventory();
   std::map<int, std::vector<Candidate>> by_block;

@@ -31,8 +31,7 @@ struct BlockedHold {
 // are never held: that capacity is promised already. nullopt when not enough
 // nodes could ever hold it.
 std::optional<BlockedHold> blocked_hold(const NodePool& pool, const NodeRequest& shape,
-                                        const std::vector<ActiveJob>& active,
-                                        const std::vector<std::vector<int>>& jobs_on_node,
+                                        const std::vector<ActiveJob>& active, const NodeLists& jobs_on_node,
                                         const std::vector<bool>& reserved, const PolicyTables& tables, Seconds now);
 
 // Capacity held this cycle for a blocked job: what jobs ranked below it may

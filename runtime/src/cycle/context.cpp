@@ -63,7 +63,7 @@ CycleContext::CycleContext(const ClusterState& state, const CompiledPolicy& poli
       capacity(schedulable_capacity(state.inventory)),
       unit(unit_weights(tables.unit, capacity)),
       rates(unit, state.inventory),
-      jobs(resolve_jobs(state, tables, account_index, rates)),
+      jobs(resolve_jobs(state, tables, account_index, rates, kept_ != nullptr ? &kept_->known_jobs : nullptr)),
       accounts(tables, state, jobs.activity, capacity, kept_ != nullptr ? &kept_->accounts : nullptr,
                reads(policy, abi::account_dominant_share)),
       pending_table(pending_job_table(jobs.pending, tables, policy.job_fields_read(), state.now)),
@@ -77,7 +77,10 @@ CycleContext::CycleContext(const ClusterState& state, const CompiledPolicy& poli
 namespace allot::runtime {
 
 void CycleCache::Kept::serve(const CompiledPolicy& policy) {
-  if (accounts.serve(policy.tables(), policy.source_hash())) account_index.reset();
+  if (!accounts.serve(policy.tables(), policy.source_hash())) return;
+  account_index.reset();
+  known_jobs.pending.clear();
+  known_jobs.running.clear();
 }
 
 void CycleCache::give_back(CycleResult&& used) {

@@ -1,7 +1,7 @@
 // What a CycleCache (allot/cycle.h) keeps: see there for the promise. Each part
 // checks its own inputs at each use (AccountMemo compares them by value; the
-// account index belongs to one policy's tables), so nothing here is invalidated
-// by hand.
+// account index and the jobs resolved belong to one policy's tables, and each
+// job resolved to its request's revision), so nothing here is invalidated by hand.
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 #include "account_memo.h"
 #include "allot/accounting.h"
 #include "allot/cycle.h"
+#include "cycle_jobs.h"
 
 namespace allot::runtime {
 
@@ -19,6 +20,7 @@ struct CycleCache::Kept {
 
   AccountMemo accounts;
   std::optional<AccountIndex> account_index;  // of accounts.tables
+  cycle::KnownJobs known_jobs;                // resolved against accounts.tables
   std::vector<Skip> spare_skips;              // empty, with the capacity of a result given back
 };
 

@@ -29,12 +29,38 @@ int find_or(const NameIndex& index, std::string_view name, int fallback) {
   return it == index.end() ? fallback : it->second;
 }
 
-PendingJob resolve_pending(const JobRequest& job, const PolicyTables& tables, const AccountIndex& accounts,
-                           const NameIndex& classes, const NameIndex& gpu_types, NodeSets& node_sets) {
+// A request's policy account and class (-1 when the policy has none of that
+// name): as `known` resolved its revision before, or looked up by name.
+class Names {
+ public:
+  Names(const PolicyTables& tables, const AccountIndex& accounts)
+      : accounts_(accounts), classes_(class_index(tables)) {}
+
+  Resolutions::Entry of(const JobRequest& job, Resolutions* known) const {
+    if (known != nullptr) {
+      if (const Resolutions::Entry* entry = known->find(job.revision)) {
+        known->record(*entry);
+        return *entry;
+      }
+    }
+    const Resolutions::Entry entry{job.revision, accounts_.find(job.account).value_or(-1),
+                                   find_or(classes_, job.job_class, -1)};
+    if (known != nullptr) known->record(entry);
+    return entry;
+  }
+
+ private:
+  const AccountIndex& accounts_;
+  const NameIndex classes_;
+};
+
+PendingJob resolve_pending(const JobRequest& job, const PolicyTables& tables, const Names& names, Resolutions* known,
+                           const NameIndex& gpu_types, NodeSets& node_sets) {
   PendingJob pending;
   pending.request = &job;
-  pending.account = accounts.find(job.account).value_or(-1);
-  pending.job_class = find_or(classes, job.job_class, -1);
+  const Resolutions::Entry resolved = names.of(job, known);
+  pending.account = resolved.account;
+  pending.job_class = resolved.job_class;
   pending.shape = NodeRequest{kAnyGpuType, job.nodes, job.gpus_per_node, job.cpus_per_node, job.memory_gib_per_node};
   if (!job.gpu_type.empty()) {
     pending.shape.gpu_type = find_or(gpu_types, job.gpu_type, kAnyGpuType);
@@ -82,17 +108,50 @@ double Rates::of(const std::vector<int>& nodes, const NodeAmounts& amounts) cons
   return count * static_cast<double>(amounts.gpus) * per_gpu_[static_cast<std::size_t>(type)];
 }
 
+void Resolutions::begin() {
+  last_.swap(next_);
+  next_.clear();
+  cursor_ = 0;
+}
+
+const Resolutions::Entry* Resolutions::find(std::uint64_t revision) {
+  constexpr std::size_t kWindow = 8;  // jobs that left since the last entry found
+  if (revision == 0) return nullptr;
+  const std::size_t end = std::min(last_.size(), cursor_ + kWindow);
+  for (std::size_t i = cursor_; i < end; ++i) {
+    if (last_[i].revision != revision) continue;
+    cursor_ = i + 1;
+    return &last_[i];
+  }
+  return nullptr;
+}
+
+void Resolutions::record(const Entry& entry) {
+  if (entry.revision != 0) next_.push_back(entry);
+}
+
+void Resolutions::clear() {
+  last_.clear();
+  next_.clear();
+  cursor_ = 0;
+}
+
 CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
-                       const Rates& rates) {
-  const NameIndex classes = class_index(tables);
+                       const Rates& rates, KnownJobs* known) {
+  const Names names(tables, accounts);
+  Resolutions* known_pending = known != nullptr ? &known->pending : nullptr;
+  Resolutions* known_running = known != nullptr ? &known->running : nullptr;
+  if (known != nullptr) {
+    known->pending.begin();
+    known->running.begin();
+  }
   const NameIndex gpu_types = gpu_type_index(state.inventory);
   CycleJobs jobs(state.inventory);
   jobs.activity.held.resize(tables.accounts.size());
   jobs.activity.pending_jobs.assign(tables.accounts.size(), 0.0);
-  jobs.jobs_on_node.resize(state.inventory.nodes.size());
   jobs.pending.reserve(state.pending.size());
   for (const JobRequest& job : state.pending) {
-    jobs.pending.push_back(resolve_pending(job, tables, accounts, classes, gpu_types, jobs.node_sets));
+    jobs.pending.push_back(resolve_pending(job, tables, names, known_pending, gpu_types, jobs.node_sets));
     if (jobs.pending.back().account >= 0)
       jobs.activity.pending_jobs[static_cast<std::size_t>(jobs.pending.back().account)] += 1;
   }
@@ -100,8 +159,9 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
   for (const RunningJob& job : state.running) {
     ActiveJob active;
     active.job = &job;
-    active.account = accounts.find(job.request.account).value_or(-1);
-    active.job_class = find_or(classes, job.request.job_class, -1);
+    const Resolutions::Entry resolved = names.of(job.request, known_running);
+    active.account = resolved.account;
+    active.job_class = resolved.job_class;
     active.per_node =
         NodeAmounts{job.request.gpus_per_node, job.request.cpus_per_node, job.request.memory_gib_per_node};
     if (job.request.exclusive && valid_nodes(job, state.inventory)) {
@@ -114,17 +174,20 @@ CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, co
     active.stalled = stalled_since(job, state.now).has_value();
     active.stopped = (job.stopping_at && *job.stopping_at <= state.now) || !valid_nodes(job, state.inventory);
     active.rate = rates.of(job.nodes, active.per_node);
-    const int index = static_cast<int>(jobs.active.size());
     jobs.active.push_back(active);
-    if (active.stopped) continue;
-    for (int node : job.nodes) jobs.jobs_on_node[static_cast<std::size_t>(node)].push_back(index);
-    if (active.account < 0) continue;
+    if (active.stopped || active.account < 0) continue;
     const double nodes = static_cast<double>(job.nodes.size());
     ResourceAmounts& held = jobs.activity.held[static_cast<std::size_t>(active.account)];
     held.gpus += nodes * active.per_node.gpus;
     held.cpus += nodes * active.per_node.cpus;
     held.memory_gib += nodes * active.per_node.memory_gib;
   }
+  jobs.jobs_on_node = NodeLists(state.inventory.nodes.size(), [&](auto add) {
+    for (std::size_t i = 0; i < jobs.active.size(); ++i) {
+      if (jobs.active[i].stopped) continue;
+      for (int node : jobs.active[i].job->nodes) add(node, static_cast<int>(i));
+    }
+  });
   return jobs;
 }
 

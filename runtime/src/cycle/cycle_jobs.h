@@ -3,6 +3,8 @@
 // amounts and a rate in the policy's unit. Built once per cycle.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,19 +61,81 @@ class Rates {
   std::vector<double> per_gpu_;  // by Inventory::gpu_types index; empty unless a GPU-hours unit
 };
 
+// Per node, a list of active job indexes, all in one array: what a vector per
+// node would hold, in the same order, built with two allocations instead of
+// one per node. `each(add)` calls add(node, job) for every entry, in order; it
+// is called twice (to count, then to fill).
+class NodeLists {
+ public:
+  NodeLists() = default;
+  template <class Each>
+  NodeLists(std::size_t nodes, Each each) : starts_(nodes + 1, 0) {
+    each([&](int node, int) { ++starts_[static_cast<std::size_t>(node) + 1]; });
+    for (std::size_t n = 1; n < starts_.size(); ++n) starts_[n] += starts_[n - 1];
+    jobs_.resize(starts_.back());
+    std::vector<std::size_t> next(starts_.begin(), starts_.end() - 1);
+    each([&](int node, int job) { jobs_[next[static_cast<std::size_t>(node)]++] = job; });
+  }
+
+  std::span<const int> operator[](std::size_t node) const {
+    return std::span<const int>(jobs_).subspan(starts_[node], starts_[node + 1] - starts_[node]);
+  }
+  std::size_t size() const { return starts_.empty() ? 0 : starts_.size() - 1; }
+
+ private:
+  std::vector<std::size_t> starts_;  // node n's jobs are jobs_[starts_[n], starts_[n + 1])
+  std::vector<int> jobs_;
+};
+
+// The policy account and class each request resolved to at the last cycle,
+// by JobRequest::revision: a CycleCache keeps one per list of jobs (pending,
+// running) for one policy. Each cycle looks its jobs up in the order the state
+// lists them, which mostly keeps from one cycle to the next (jobs leave, others
+// join at the end), so a lookup tries the few entries after the last one found
+// and records what the next cycle will look up.
+class Resolutions {
+ public:
+  struct Entry {
+    std::uint64_t revision = 0;
+    int account = -1;
+    int job_class = -1;
+  };
+
+  // Starts a cycle's pass: what the last pass recorded is what find() finds.
+  void begin();
+  // The last pass's entry for `revision` (not 0), or null.
+  const Entry* find(std::uint64_t revision);
+  // For the next pass; entries of revision 0 are not kept.
+  void record(const Entry& entry);
+  void clear();
+
+ private:
+  std::vector<Entry> last_;
+  std::vector<Entry> next_;
+  std::size_t cursor_ = 0;  // in last_, just past the last entry found
+};
+
+// What a cycle with a cache has resolved before (CycleCache::Kept).
+struct KnownJobs {
+  Resolutions pending;
+  Resolutions running;
+};
+
 // Every job of the state, resolved.
 struct CycleJobs {
   explicit CycleJobs(const Inventory& inventory) : node_sets(inventory) {}
 
-  std::vector<PendingJob> pending;             // in state order
-  std::vector<ActiveJob> active;               // in state order, one per running job
-  std::vector<std::vector<int>> jobs_on_node;  // node -> active indexes holding it
-  AccountActivity activity;                    // by policy account index
-  NodeSets node_sets;                          // the masks PendingJob::shape points into
+  std::vector<PendingJob> pending;  // in state order
+  std::vector<ActiveJob> active;    // in state order, one per running job
+  NodeLists jobs_on_node;           // node -> active indexes holding it (not stopped)
+  AccountActivity activity;         // by policy account index
+  NodeSets node_sets;               // the masks PendingJob::shape points into
 };
 
+// With `known`, each request's account and class are taken from there when
+// its revision was resolved before, and recorded there for the next cycle.
 CycleJobs resolve_jobs(const ClusterState& state, const PolicyTables& tables, const AccountIndex& accounts,
-                       const Rates& rates);
+                       const Rates& rates, KnownJobs* known = nullptr);
 
 // The `cluster` record a policy reads, from a cycle's tallies of GPUs in use,
 // free GPUs on up nodes, and running jobs.

@@ -62,7 +62,7 @@ class Preemption {
 
   const CycleContext& context_;
   std::size_t searches_left_;
-  std::vector<std::vector<int>> candidates_on_node_;
+  NodeLists candidates_on_node_;
   std::vector<double> lost_now_;  // per active job, if it stopped now
 };
 

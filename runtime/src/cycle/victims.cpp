@@ -300,15 +300,16 @@ bool may_be_preempted(const ActiveJob& job, Seconds now) {
   return !job.stopping && !job.stopped && job.account >= 0 && !stop_refusal(*job.job, now);
 }
 
-std::vector<std::vector<int>> preemption_candidates(const std::vector<ActiveJob>& active,
-                                                    const std::vector<std::vector<int>>& jobs_on_node, Seconds now) {
-  std::vector<std::vector<int>> candidates(jobs_on_node.size());
-  for (std::size_t node = 0; node < jobs_on_node.size(); ++node) {
-    for (int job : jobs_on_node[node]) {
-      if (may_be_preempted(active[static_cast<std::size_t>(job)], now)) candidates[node].push_back(job);
+NodeLists preemption_candidates(const std::vector<ActiveJob>& active, const NodeLists& jobs_on_node, Seconds now) {
+  std::vector<char> may(active.size());
+  for (std::size_t i = 0; i < active.size(); ++i) may[i] = may_be_preempted(active[i], now);
+  return NodeLists(jobs_on_node.size(), [&](auto add) {
+    for (std::size_t node = 0; node < jobs_on_node.size(); ++node) {
+      for (int job : jobs_on_node[node]) {
+        if (may[static_cast<std::size_t>(job)]) add(static_cast<int>(node), job);
+      }
     }
-  }
-  return candidates;
+  });
 }
 
 std::optional<VictimChoice> find_victims(const VictimInputs& inputs, const PendingJob& requester) {

@@ -26,7 +26,7 @@ struct VictimInputs {
   const std::vector<ActiveJob>& active;
   // Per node, the jobs on it that may_be_preempted() at the start of the
   // search's cycle (jobs stopped since then are skipped).
-  const std::vector<std::vector<int>>& candidates_on_node;
+  const NodeLists& candidates_on_node;
   const NodePool& pool;
   const ShareBalance& balance;
   const std::vector<double>& lost_gpu_seconds;  // per active job, if it stopped now
@@ -52,8 +52,7 @@ struct VictimChoice {
 bool may_be_preempted(const ActiveJob& job, Seconds now);
 
 // Per node, the jobs on it that may_be_preempted().
-std::vector<std::vector<int>> preemption_candidates(const std::vector<ActiveJob>& active,
-                                                    const std::vector<std::vector<int>>& jobs_on_node, Seconds now);
+NodeLists preemption_candidates(const std::vector<ActiveJob>& active, const NodeLists& jobs_on_node, Seconds now);
 
 // The cheapest allowed set of victims for `requester`, or nullopt. Without
 // `fast_lane`, nullopt unless the policy has `preempt` and the requester's path
