@@ -274,6 +274,47 @@ TEST_CASE("capacity freed by a preemption with a grace is reserved for its job",
   }
 }
 
+// Under a `preempt` with one fixed value a cycle remembers a failed search for
+// an account and shape (runtime/src/cycle/preemption.h), but only while the
+// free capacity and the share balance are what it failed with.
+TEST_CASE("a search that failed runs again once a start changed the balance", "[cycle][victims]") {
+  // 24 GPUs: alpha's share 85% (20.4), beta's 15% (3.6). Alpha holds 17, beta 4.
+  ClusterState state;
+  state.now = kTuesday;
+  state.inventory = uniform_inventory(3, 8);
+  for (int i = 0; i < 4; ++i) state.running.push_back(beta_job("b" + std::to_string(i), 1, 1 + i));
+  const auto alpha_job = [](const std::string& id, int gpus, int node) {
+    return running(job(id, "alpha", "work", gpus, kTuesday - 2 * kHour), {node}, kTuesday - kHour,
+                   contract_from(kTuesday - kHour));
+  };
+  state.running.push_back(alpha_job("a0", 2, 0));  // node 0: 2 GPUs free
+  state.running.push_back(alpha_job("a1", 8, 1));  // node 1: full
+  state.running.push_back(alpha_job("a2", 7, 2));  // node 2: 1 GPU free
+  // Oldest first: alpha-first fits nowhere and may take no beta job (beta would
+  // fall to 3, below 3.6); beta-small starts on node 2 (beta holds 5); then
+  // alpha-second, of the same shape, may take one (beta keeps 4).
+  state.pending = {job("alpha-first", "alpha", "work", 3, kTuesday - 3 * kHour),
+                   job("beta-small", "beta", "work", 1, kTuesday - 2 * kHour),
+                   job("alpha-second", "alpha", "work", 3, kTuesday - kHour)};
+  CycleOptions options;
+  options.blocked_holds = 0;
+
+  const auto fixed = compile_text(two_team_policy("job.wait / 1h", "true", 85));
+  const auto searched = compile_text(two_team_policy("job.wait / 1h", "true and true", 85));
+  REQUIRE(fixed->preempt_operands().size() == 1);
+  REQUIRE(searched->preempt_operands().size() == 2);
+  for (const auto& policy : {fixed, searched}) {
+    const CycleResult result = run_cycle(state, *policy, options);
+    CHECK(decision_for(result, "alpha-first", DecisionKind::skip) != nullptr);
+    CHECK(decision_for(result, "beta-small", DecisionKind::start) != nullptr);
+    const Decision* second = decision_for(result, "alpha-second", DecisionKind::start);
+    REQUIRE(second != nullptr);
+    CHECK(second->nodes == std::vector<int>{0});
+    REQUIRE(decisions_of(result, DecisionKind::preempt).size() == 1);
+    CHECK(decisions_of(result, DecisionKind::preempt).front()->for_job == "alpha-second");
+  }
+}
+
 TEST_CASE("a job never preempts work of its own account", "[cycle][victims]") {
   // alpha (90%) holds 4 of 8 GPUs, well below its share; the rest are beta's and cannot be preempted.
   std::vector<RunningJob> jobs;

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "allot/audit.h"
-#include "allot/compile.h"
 #include "replay_support.h"
 
 using namespace replay_test;
@@ -20,19 +19,9 @@ constexpr int kDecember1st2026 = 20788;  // days since 1970-01-01
 
 // large_org.allot as written, or with `fairshare classic` in place of Fair Tree.
 std::shared_ptr<const CompiledPolicy> large_org(bool classic) {
-  const std::string path = std::string(ALLOT_SOURCE_DIR) + "/policies/large_org.allot";
-  std::string text = read_source("policies/large_org.allot");
-  if (classic) {
-    const auto at = text.find("fairshare fair_tree");
-    REQUIRE(at != std::string::npos);
-    text.replace(at, 19, "fairshare classic");
-  }
-  CompileOptions options;
-  options.engine = Engine::interpreter;
-  options.check.today = Date{kDecember1st2026};
-  CompileResult result = compile_policy_source(path, text, options);
-  REQUIRE(result.policy != nullptr);
-  return result.policy;
+  const std::string fair_tree = "fairshare fair_tree";
+  return compile_file_edited("policies/large_org.allot", fair_tree, classic ? "fairshare classic" : fair_tree,
+                             kDecember1st2026);
 }
 
 // A cycle's result without its skips.

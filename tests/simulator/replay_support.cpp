@@ -36,6 +36,17 @@ std::shared_ptr<const CompiledPolicy> compile_text(const std::string& text) {
   return checked(compile_policy_source("test.allot", text, interpreter()));
 }
 
+std::shared_ptr<const CompiledPolicy> compile_file_edited(const std::string& relative_path, const std::string& from,
+                                                          const std::string& to, int today) {
+  std::string text = read_source(relative_path);
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  CompileOptions options = interpreter();
+  options.check.today = Date{today};
+  return checked(compile_policy_source(std::string(ALLOT_SOURCE_DIR) + "/" + relative_path, text, options));
+}
+
 runtime::Inventory cluster_file(const std::string& relative_path) {
   auto inventory = runtime::load_inventory(std::string(ALLOT_SOURCE_DIR) + "/" + relative_path);
   if (!inventory) FAIL(inventory.error().to_string());

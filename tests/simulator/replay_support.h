@@ -22,6 +22,11 @@ constexpr Seconds kDay = 86400;
 std::shared_ptr<const CompiledPolicy> compile_file(const std::string& relative_path);
 // Policy text compiled the same way.
 std::shared_ptr<const CompiledPolicy> compile_text(const std::string& text);
+// A file of the source tree with the text `from` (which it must hold) replaced
+// by `to`, compiled with the interpreter at its own path (so its imports
+// resolve) and "today" = `today` (days since 1970-01-01).
+std::shared_ptr<const CompiledPolicy> compile_file_edited(const std::string& relative_path, const std::string& from,
+                                                          const std::string& to, int today);
 // An inventory of the source tree ("examples/clusters/saas-8gpu.toml").
 runtime::Inventory cluster_file(const std::string& relative_path);
 // An inventory from TOML text.

@@ -84,6 +84,7 @@ void NodePool::unfile(int node) {
 }
 
 void NodePool::take(std::span<const int> nodes, const NodeAmounts& amounts) {
+  ++version_;
   for (int node : nodes) {
     const bool filed = slot_[static_cast<std::size_t>(node)] >= 0;
     if (filed) unfile(node);

@@ -5,6 +5,7 @@
 // are placed all-or-nothing, in one topology block when any block can hold them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -78,6 +79,8 @@ class NodePool {
   void take_for(std::span<const int> nodes, const NodeRequest& request);
   const NodeAmounts& free(int node) const { return free_[static_cast<std::size_t>(node)]; }
   const Inventory& inventory() const { return inventory_; }
+  // Changes with every take() and give(): equal versions, equal free capacity.
+  std::uint64_t version() const { return version_; }
 
   // One sentence on why `request` does not fit now.
   std::string failure_reason(const NodeRequest& request) const;
@@ -109,6 +112,7 @@ class NodePool {
   std::vector<NodeAmounts> free_;
   std::vector<int> slot_;                               // node's position in its bucket, -1 when not filed
   std::vector<std::vector<std::vector<int>>> buckets_;  // [gpu type][free GPUs] -> up nodes
+  std::uint64_t version_ = 0;
 };
 
 // Request shapes that failed to fit in this cycle. Free capacity only shrinks

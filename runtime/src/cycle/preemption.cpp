@@ -6,6 +6,24 @@
 #include "victims.h"
 
 namespace allot::runtime::cycle {
+namespace {
+
+bool same_shape(const NodeRequest& a, const NodeRequest& b) {
+  return a.gpu_type == b.gpu_type && a.nodes == b.nodes && a.gpus_per_node == b.gpus_per_node &&
+         a.cpus_per_node == b.cpus_per_node && a.memory_gib_per_node == b.memory_gib_per_node &&
+         a.eligible == b.eligible && a.node_set == b.node_set && a.exclusive == b.exclusive;
+}
+
+// Whether `preempt` is one operand whose value is fixed (a literal, or folded to one).
+bool fixed_preempt(const CompiledPolicy& policy) {
+  const std::vector<PolicyPart>& operands = policy.preempt_operands();
+  return policy.has_preempt() && operands.size() == 1 && operands.front().constant;
+}
+
+}  // namespace
+
+Preemption::Preemption(const CycleContext& context, std::size_t searches)
+    : context_(context), searches_left_(searches), fixed_preempt_(fixed_preempt(context.policy)) {}
 
 void Preemption::prepare(const std::vector<ActiveJob>& active) {
   if (!lost_now_.empty() || active.empty()) return;
@@ -37,9 +55,36 @@ std::optional<StopChoice> Preemption::share_rule(const PendingJob& job, const st
   if (searches_left_ == 0 || !context_.policy.has_preempt() || !balance.any_below_share_on_path(job.account)) {
     return std::nullopt;
   }
+  if (known_to_fail(job, capacity, balance)) {
+    --searches_left_;
+    return std::nullopt;
+  }
   auto choice = find_victims(search_inputs(active, capacity, balance), job);
-  if (!choice) return std::nullopt;
+  if (!choice) {
+    remember_failure(job, capacity, balance);
+    return std::nullopt;
+  }
   return StopChoice{std::move(choice->victims), std::move(choice->nodes)};
+}
+
+bool Preemption::known_to_fail(const PendingJob& job, const Capacity& capacity, const ShareBalance& balance) const {
+  if (!fixed_preempt_ || capacity.pool().version() != failed_pool_version_ ||
+      balance.version() != failed_balance_version_) {
+    return false;
+  }
+  return std::any_of(failed_.begin(), failed_.end(), [&](const Failed& failed) {
+    return failed.account == job.account && same_shape(failed.shape, job.shape);
+  });
+}
+
+void Preemption::remember_failure(const PendingJob& job, const Capacity& capacity, const ShareBalance& balance) {
+  if (!fixed_preempt_) return;
+  if (capacity.pool().version() != failed_pool_version_ || balance.version() != failed_balance_version_) {
+    failed_.clear();
+    failed_pool_version_ = capacity.pool().version();
+    failed_balance_version_ = balance.version();
+  }
+  failed_.push_back(Failed{job.account, job.shape});
 }
 
 std::optional<StopChoice> Preemption::fast_lane(const PendingJob& job, const std::vector<ActiveJob>& active,

@@ -33,7 +33,7 @@ struct StopChoice {
 class Preemption {
  public:
   // At most `searches` victim searches this cycle (CycleOptions::preemption_depth).
-  Preemption(const CycleContext& context, std::size_t searches) : context_(context), searches_left_(searches) {}
+  Preemption(const CycleContext& context, std::size_t searches);
 
   std::size_t searches_left() const { return searches_left_; }
 
@@ -60,8 +60,27 @@ class Preemption {
   VictimInputs search_inputs(const std::vector<ActiveJob>& active, const Capacity& capacity,
                              const ShareBalance& balance);
 
+  // Whether a share-rule search for `job` is known to fail: see failed_.
+  bool known_to_fail(const PendingJob& job, const Capacity& capacity, const ShareBalance& balance) const;
+  void remember_failure(const PendingJob& job, const Capacity& capacity, const ShareBalance& balance);
+
   const CycleContext& context_;
   std::size_t searches_left_;
+  // When the policy's `preempt` has one fixed value (`preempt when true`), a
+  // share-rule search reads nothing of the requester but its account and its
+  // shape: the rest is the cycle's (the running jobs, which of them stop, the
+  // free capacity, the share balance). So one that failed fails again for the
+  // same account and shape while the free capacity and the balance are those it
+  // failed with (every stop changes one of them); it still counts as a search.
+  // A long queue asks the same few questions many times in a cycle.
+  bool fixed_preempt_ = false;
+  struct Failed {
+    int account;
+    NodeRequest shape;
+  };
+  std::vector<Failed> failed_;  // for the versions below
+  std::uint64_t failed_pool_version_ = 0;
+  std::uint64_t failed_balance_version_ = 0;
   NodeLists candidates_on_node_;
   std::vector<double> lost_now_;  // per active job, if it stopped now
 };

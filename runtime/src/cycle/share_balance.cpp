@@ -14,6 +14,7 @@ ShareBalance::ShareBalance(const PolicyTables& tables, std::span<const double> s
 }
 
 void ShareBalance::add(int account, double rate) {
+  ++version_;
   for (int a = account; a >= 0; a = parent(a)) held_[static_cast<std::size_t>(a)] += rate;
 }
 

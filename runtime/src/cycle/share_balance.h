@@ -12,6 +12,7 @@
 // something other than preemption (a job of v's ending) must happen first.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
@@ -39,6 +40,9 @@ class ShareBalance {
   // above). Allocates nothing: the victim search asks it for many sets.
   bool allows(int requester, std::span<const Release> releases) const;
 
+  // Changes with every add(): equal versions, equal balance.
+  std::uint64_t version() const { return version_; }
+
   double held(int account) const { return held_[static_cast<std::size_t>(account)]; }
   double target(int account) const { return target_[static_cast<std::size_t>(account)]; }
 
@@ -52,6 +56,7 @@ class ShareBalance {
   std::vector<double> held_;    // subtree sums
   std::vector<double> target_;  // share x capacity
   double tolerance_ = 0;
+  std::uint64_t version_ = 0;
   // allows()'s scratch: what the releases take out of each account, and which
   // accounts it touched (zeroed again at the next call).
   mutable std::vector<double> freed_;
