@@ -13,8 +13,8 @@ NodeAmounts negated(const NodeAmounts& a) { return {-a.gpus, -a.cpus, -a.memory_
 
 }  // namespace
 
-Capacity::Capacity(const Inventory& inventory)
-    : pool_(inventory),
+Capacity::Capacity(const Inventory& inventory, NodePool::Buckets* memory)
+    : pool_(inventory, memory),
       stopping_(inventory.nodes.size()),
       claimed_(inventory.nodes.size()),
       overlap_(inventory.nodes.size()) {}

@@ -28,9 +28,12 @@ struct Claim {
 
 class Capacity {
  public:
-  explicit Capacity(const Inventory& inventory);
+  // `memory`: see NodePool.
+  explicit Capacity(const Inventory& inventory, NodePool::Buckets* memory = nullptr);
 
   const NodePool& pool() const { return pool_; }
+  // The pool's memory, for a later cycle's (NodePool::memory).
+  NodePool::Buckets memory() { return pool_.memory(); }
 
   // The nodes `shape` fits on now, or nullopt; a shape that failed is not
   // searched again until capacity comes back.

@@ -84,8 +84,8 @@ void CycleCache::Kept::serve(const CompiledPolicy& policy) {
 }
 
 void CycleCache::give_back(CycleResult&& used) {
-  kept_->spare_skips = std::move(used.skips);
-  kept_->spare_skips.clear();
+  kept_->memory.skips = std::move(used.skips);
+  kept_->memory.skips.clear();
 }
 
 CycleCache::CycleCache() : kept_(std::make_unique<Kept>()) {}

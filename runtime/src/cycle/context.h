@@ -59,8 +59,15 @@ struct CycleContext {
   }
 };
 
-// run_cycle (allot/cycle.h) on a context built already.
-// With `spare`, the skips are written into its memory (CycleCache::give_back).
-CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare = nullptr);
+// Memory one cycle leaves for the next, kept by a CycleCache: a cycle over a
+// long queue or a large cluster would otherwise allocate it afresh each time.
+struct CycleMemory {
+  std::vector<Skip> skips;    // empty, with the capacity of a result given back (CycleCache::give_back)
+  NodePool::Buckets buckets;  // the last cycle's node pool's (NodePool::memory)
+};
+
+// run_cycle (allot/cycle.h) on a context built already; with `memory`, the
+// skips and the node pool are built in what it holds, and the pool's is left there.
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, CycleMemory* memory = nullptr);
 
 }  // namespace allot::runtime::cycle

@@ -39,7 +39,7 @@ using namespace cycle;
 
 class CycleRun {
  public:
-  CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare);
+  CycleRun(const CycleContext& context, const CycleOptions& options, CycleMemory* memory);
   CycleResult run();
 
  private:
@@ -83,6 +83,7 @@ class CycleRun {
   const CompiledPolicy& policy_;
   const PolicyTables& tables_;
   const CycleOptions& options_;
+  CycleMemory* memory_;  // null without a cache
   // What placing changes, from the context: which running jobs stop, the free
   // capacity, what each account holds.
   std::vector<ActiveJob> active_;
@@ -108,21 +109,22 @@ class CycleRun {
   CycleResult result_;
 };
 
-CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare)
+CycleRun::CycleRun(const CycleContext& context, const CycleOptions& options, CycleMemory* memory)
     : ctx_(context),
       state_(context.state),
       policy_(context.policy),
       tables_(context.tables),
       options_(options),
+      memory_(memory),
       active_(context.jobs.active),
-      capacity_(state_.inventory),
+      capacity_(state_.inventory, memory != nullptr ? &memory->buckets : nullptr),
       balance_(context.balance),
       backfill_(context),
       preemption_(context, options.preemption_depth),
       holds_left_(options.blocked_holds),
       account_names_(context.tables.accounts.size(), kNoName),
       class_names_(context.tables.classes.size(), kNoName) {
-  if (spare != nullptr && options.record_skips) skips_ = std::move(*spare);
+  if (memory != nullptr && options.record_skips) skips_ = std::move(memory->skips);
   hold_running_jobs();
   hold_reservations();
   for (const ActiveJob& job : active_) {
@@ -168,6 +170,7 @@ CycleResult CycleRun::run() {
   for (auto& [id, reservation] : reservations_) result_.reservations.push_back(std::move(reservation));
   std::sort(result_.reservations.begin(), result_.reservations.end(),
             [](const Reservation& a, const Reservation& b) { return a.job_id < b.job_id; });
+  if (memory_ != nullptr) memory_->buckets = capacity_.memory();
   return std::move(result_);
 }
 
@@ -511,8 +514,8 @@ const std::string& CycleRun::program_path(int account) const {
 
 namespace cycle {
 
-CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, std::vector<Skip>* spare) {
-  return CycleRun(context, options, spare).run();
+CycleResult run_cycle(const CycleContext& context, const CycleOptions& options, CycleMemory* memory) {
+  return CycleRun(context, options, memory).run();
 }
 
 }  // namespace cycle
@@ -524,7 +527,7 @@ CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, c
 CycleResult run_cycle(const ClusterState& state, const CompiledPolicy& policy, const CycleOptions& options,
                       CycleCache& cache) {
   const cycle::CycleContext context(state, policy, &cache);
-  return cycle::run_cycle(context, options, &cache.kept().spare_skips);
+  return cycle::run_cycle(context, options, &cache.kept().memory);
 }
 
 }  // namespace allot::runtime

@@ -10,6 +10,7 @@
 #include "account_memo.h"
 #include "allot/accounting.h"
 #include "allot/cycle.h"
+#include "context.h"
 #include "cycle_jobs.h"
 
 namespace allot::runtime {
@@ -21,7 +22,7 @@ struct CycleCache::Kept {
   AccountMemo accounts;
   std::optional<AccountIndex> account_index;  // of accounts.tables
   cycle::KnownJobs known_jobs;                // resolved against accounts.tables
-  std::vector<Skip> spare_skips;              // empty, with the capacity of a result given back
+  cycle::CycleMemory memory;                  // what the last cycle and the last result given back leave
 };
 
 }  // namespace allot::runtime

@@ -48,14 +48,23 @@ NodeAmounts held_on_each(const Inventory& inventory, const std::vector<int>& nod
   return most;
 }
 
-NodePool::NodePool(const Inventory& inventory)
+NodePool::NodePool(const Inventory& inventory, Buckets* memory)
     : inventory_(inventory), free_(inventory.nodes.size()), slot_(inventory.nodes.size(), -1) {
-  buckets_.resize(inventory.gpu_types.size());
+  // As many buckets per type as its largest node has GPUs, plus one, each empty.
+  std::vector<std::size_t> sizes(inventory.gpu_types.size(), 0);
+  for (const Node& node : inventory.nodes) {
+    std::size_t& size = sizes[static_cast<std::size_t>(node.gpu_type)];
+    size = std::max(size, static_cast<std::size_t>(node.gpus) + 1);
+  }
+  if (memory != nullptr) buckets_ = std::move(*memory);
+  buckets_.resize(sizes.size());
+  for (std::size_t type = 0; type < sizes.size(); ++type) {
+    buckets_[type].resize(sizes[type]);
+    for (std::vector<int>& bucket : buckets_[type]) bucket.clear();
+  }
   for (std::size_t n = 0; n < inventory.nodes.size(); ++n) {
     const Node& node = inventory.nodes[n];
     free_[n] = NodeAmounts{node.gpus, static_cast<double>(node.cpus), node.memory_gib};
-    auto& type_buckets = buckets_[static_cast<std::size_t>(node.gpu_type)];
-    if (type_buckets.size() < static_cast<std::size_t>(node.gpus) + 1) type_buckets.resize(node.gpus + 1);
     if (node.state == NodeState::up) file(static_cast<int>(n));
   }
 }

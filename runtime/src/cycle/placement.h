@@ -62,7 +62,15 @@ NodeAmounts held_on_each(const Inventory& inventory, const std::vector<int>& nod
 // Free capacity of every node, with running jobs and reservations taken out.
 class NodePool {
  public:
-  explicit NodePool(const Inventory& inventory);
+  // Up nodes by GPU type and free GPUs: [gpu type][free GPUs] -> nodes.
+  using Buckets = std::vector<std::vector<std::vector<int>>>;
+
+  // With `memory` (what memory() gave back after an earlier pool), the buckets
+  // are built in it: the same pool, without allocating them again.
+  explicit NodePool(const Inventory& inventory, Buckets* memory = nullptr);
+
+  // Gives up the buckets' memory for a later pool; this pool is empty after.
+  Buckets memory() { return std::move(buckets_); }
 
   // Takes (or gives back) `amounts` on each of `nodes`: a job or a reservation.
   // Free capacity may go below zero while a reservation waits for its victims.
@@ -110,8 +118,8 @@ class NodePool {
 
   const Inventory& inventory_;
   std::vector<NodeAmounts> free_;
-  std::vector<int> slot_;                               // node's position in its bucket, -1 when not filed
-  std::vector<std::vector<std::vector<int>>> buckets_;  // [gpu type][free GPUs] -> up nodes
+  std::vector<int> slot_;  // node's position in its bucket, -1 when not filed
+  Buckets buckets_;
   std::uint64_t version_ = 0;
 };
 
